@@ -1,0 +1,21 @@
+// Jest runs in native ESM mode (NestJS 12 packages are ESM-only); SWC transpiles TypeScript.
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2023',
+  },
+  module: { type: 'es6' },
+};
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  moduleNameMapper: {
+    '^@skill-registry/sdk$': '<rootDir>/libs/skill-sdk/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/**/*.spec.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};

@@ -1,0 +1,5 @@
+export * from './context.js';
+export * from './errors.js';
+export * from './schema.js';
+export * from './skill-base.js';
+export * from './testing.js';
