@@ -1,0 +1,39 @@
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, applyDecorators, createParamDecorator } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiBearerAuth } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from './principal.js';
+import { type AccessLevel, TokenAuthenticator } from './token-authenticator.js';
+
+const ACCESS_LEVEL = 'skill-registry:access-level';
+
+/** Marks a route as open to everyone (liveness, readiness, docs). */
+export const Public = () => SetMetadata(ACCESS_LEVEL, 'public' satisfies AccessLevel);
+/** Marks a route as needing an admin token. */
+export const AdminOnly = () => applyDecorators(SetMetadata(ACCESS_LEVEL, 'admin' satisfies AccessLevel), ApiBearerAuth());
+
+type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+
+/** Global guard: every route is a read unless marked Public or AdminOnly. */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: TokenAuthenticator,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const level =
+      this.reflector.getAllAndOverride<AccessLevel | undefined>(ACCESS_LEVEL, [context.getHandler(), context.getClass()]) ?? 'read';
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    request.principal = this.authenticator.authorize(request.headers.authorization, level);
+    return true;
+  }
+}
+
+/** The caller of the current request. */
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Principal =>
+    (context.switchToHttp().getRequest<AuthenticatedRequest>().principal ?? { identity: 'anonymous', role: 'anonymous' }) as Principal,
+);

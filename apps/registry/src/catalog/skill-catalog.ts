@@ -1,0 +1,132 @@
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { decodeCursor, encodeCursor, type SkillStatusName } from '../../../../libs/contracts/src/index.js';
+import { type SkillRecord, type SkillVersionRecord, currentVersion } from './skill-records.js';
+import { SkillsRepository } from './skills.repository.js';
+
+export interface SkillListFilter {
+  domain?: string;
+  agent?: string;
+  /** Skills whose current version needs phase ≤ this. */
+  phase?: number;
+  status?: SkillStatusName;
+  /** All must be present. */
+  tags?: string[];
+  /** Case-insensitive substring of name or description. */
+  q?: string;
+  limit: number;
+  cursor?: string;
+}
+
+export interface SkillListPage {
+  items: { skill: SkillRecord; current: SkillVersionRecord }[];
+  nextCursor: string | null;
+}
+
+/**
+ * The in-process read model of the catalog. Reads never touch Postgres: the catalog is loaded at
+ * start and kept fresh by the change notifications every write publishes (from any replica).
+ */
+@Injectable()
+export class SkillCatalog implements OnApplicationShutdown {
+  private readonly logger = new Logger(SkillCatalog.name);
+  private skills = new Map<string, SkillRecord>();
+  private sortedNames: string[] = [];
+  private pendingReloads = new Map<string, Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly repository: SkillsRepository) {}
+
+  /** Loads everything and subscribes to changes; call once at start. */
+  async start(): Promise<void> {
+    await this.repository.listenForChanges(
+      (name) => void this.reload(name),
+      () => void this.reloadAll(),
+    );
+    await this.reloadAll();
+  }
+
+  async reloadAll(): Promise<void> {
+    const all = await this.repository.loadAll();
+    this.skills = new Map(all.map((skill) => [skill.name, skill]));
+    this.sortedNames = all.map((skill) => skill.name);
+  }
+
+  /** Re-reads one skill from the database; concurrent calls for one name share a read. */
+  reload(name: string): Promise<void> {
+    const pending = this.pendingReloads.get(name);
+    if (pending) return pending.then(() => this.reload(name));
+    const run = this.repository
+      .loadSkill(name)
+      .then((skill) => {
+        if (this.stopped) return;
+        const existed = this.skills.has(name);
+        if (skill) this.skills.set(name, skill);
+        else this.skills.delete(name);
+        if (existed !== Boolean(skill)) this.sortedNames = [...this.skills.keys()].sort();
+      })
+      .catch((error: Error) => this.logger.warn(`could not reload skill ${name}: ${error.message}`))
+      .finally(() => this.pendingReloads.delete(name));
+    this.pendingReloads.set(name, run);
+    return run;
+  }
+
+  get(name: string): SkillRecord | undefined {
+    return this.skills.get(name);
+  }
+
+  all(): SkillRecord[] {
+    return this.sortedNames.map((name) => this.skills.get(name) as SkillRecord);
+  }
+
+  get size(): number {
+    return this.skills.size;
+  }
+
+  /** One page of skills (by their current version), in name order. */
+  list(filter: SkillListFilter): SkillListPage {
+    const after = filter.cursor === undefined ? null : decodeCursor(filter.cursor);
+    const q = filter.q?.toLowerCase();
+    const items: SkillListPage['items'] = [];
+    let start = 0;
+    if (after !== null) {
+      start = lowerBound(this.sortedNames, after);
+      if (this.sortedNames[start] === after) start++;
+    }
+    for (let i = start; i < this.sortedNames.length; i++) {
+      const skill = this.skills.get(this.sortedNames[i] as string) as SkillRecord;
+      const current = currentVersion(skill);
+      if (!matches(skill, current, filter, q)) continue;
+      if (items.length === filter.limit) {
+        const last = items[items.length - 1] as { skill: SkillRecord };
+        return { items, nextCursor: encodeCursor(last.skill.name) };
+      }
+      items.push({ skill, current });
+    }
+    return { items, nextCursor: null };
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+  }
+}
+
+function matches(skill: SkillRecord, current: SkillVersionRecord, filter: SkillListFilter, q: string | undefined): boolean {
+  if (filter.status === undefined ? current.status === 'ARCHIVED' : current.status !== filter.status) return false;
+  if (filter.domain !== undefined && current.domain !== filter.domain) return false;
+  if (filter.agent !== undefined && current.agent !== filter.agent) return false;
+  if (filter.phase !== undefined && current.phase > filter.phase) return false;
+  if (filter.tags && !filter.tags.every((tag) => current.tags.includes(tag))) return false;
+  if (q !== undefined && !skill.name.toLowerCase().includes(q) && !current.description.toLowerCase().includes(q)) return false;
+  return true;
+}
+
+function lowerBound(sorted: string[], key: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] as string) < key) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}

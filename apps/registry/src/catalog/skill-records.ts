@@ -1,0 +1,93 @@
+import type { SkillStatusName } from '../../../../libs/contracts/src/index.js';
+import type { SkillExample, ToolRef, ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+
+/** One stored skill version, as the registry's rules and presenters see it. */
+export interface SkillVersionRecord {
+  id: string;
+  name: string;
+  version: string;
+  versionKey: [number, number, number, string];
+  domain: string;
+  agent: string;
+  description: string;
+  phase: number;
+  toolsRequired: ToolRef[];
+  inputSchemaRef: string;
+  outputSchemaRef: string;
+  inputSchema: Record<string, unknown> | null;
+  outputSchema: Record<string, unknown> | null;
+  timeoutSeconds: number;
+  retries: number;
+  idempotent: boolean;
+  tags: string[];
+  examples: SkillExample[];
+  readOnly: boolean;
+  packagePath: string;
+  contentHash: string;
+  validation: ValidationIssue[];
+  status: SkillStatusName;
+  statusReason: string | null;
+  statusChangedAt: Date;
+  deprecationReason: string | null;
+  deprecationSuccessor: string | null;
+  deprecationSunset: Date | null;
+  deprecatedAt: Date | null;
+  lockVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A skill and all its versions, newest semver first. */
+export interface SkillRecord {
+  name: string;
+  versions: SkillVersionRecord[];
+}
+
+/** A lifecycle event as stored (append-only). */
+export interface LifecycleEventRecord {
+  id: bigint;
+  version: string;
+  from: SkillStatusName | null;
+  to: SkillStatusName;
+  actor: string;
+  reason: string | null;
+  forced: boolean;
+  evidence: Record<string, unknown>;
+  at: Date;
+}
+
+/** What a new version row is made of. */
+export type NewSkillVersion = Omit<
+  SkillVersionRecord,
+  'id' | 'lockVersion' | 'createdAt' | 'updatedAt' | 'statusChangedAt' | 'deprecationReason' | 'deprecationSuccessor' | 'deprecationSunset' | 'deprecatedAt'
+>;
+
+/** A lifecycle event to append. */
+export interface NewLifecycleEvent {
+  from: SkillStatusName | null;
+  to: SkillStatusName;
+  actor: string;
+  reason: string | null;
+  forced?: boolean;
+  evidence?: Record<string, unknown>;
+}
+
+/** Compare two versions by semver precedence (prerelease sorts before its release). */
+export function compareVersionKeys(a: SkillVersionRecord['versionKey'], b: SkillVersionRecord['versionKey']): number {
+  for (let i = 0; i < 3; i++) {
+    const diff = (a[i] as number) - (b[i] as number);
+    if (diff !== 0) return diff;
+  }
+  if (a[3] === b[3]) return 0;
+  if (a[3] === '') return 1;
+  if (b[3] === '') return -1;
+  return a[3] < b[3] ? -1 : 1;
+}
+
+/** The version agents get by default: highest ACTIVE/DEPRECATED, else highest live, else highest. */
+export function currentVersion(skill: SkillRecord): SkillVersionRecord {
+  const executable = skill.versions.find((v) => v.status === 'ACTIVE' || v.status === 'DEPRECATED');
+  if (executable) return executable;
+  const live = skill.versions.find((v) => v.status !== 'ARCHIVED');
+  return live ?? (skill.versions[0] as SkillVersionRecord);
+}

@@ -1,0 +1,275 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import pg from 'pg';
+import { Prisma, PrismaClient, type SkillVersion } from '../../../../libs/database/src/index.js';
+import type { SkillStatusName } from '../../../../libs/contracts/src/index.js';
+import type { SkillExample, ToolRef, ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type {
+  LifecycleEventRecord,
+  NewLifecycleEvent,
+  NewSkillVersion,
+  SkillRecord,
+  SkillVersionRecord,
+} from './skill-records.js';
+import { compareVersionKeys } from './skill-records.js';
+
+/** Postgres channel on which every change to a skill is announced (payload: the skill name). */
+export const SKILL_CHANGES_CHANNEL = 'skill_registry_changes';
+
+export const PRISMA = Symbol('PRISMA');
+
+type Tx = Prisma.TransactionClient;
+type VersionRow = SkillVersion & { skill: { name: string } };
+
+/** Changes applied to a version together with a lifecycle move. */
+export interface VersionPatch {
+  statusReason?: string | null;
+  deprecationReason?: string | null;
+  deprecationSuccessor?: string | null;
+  deprecationSunset?: Date | null;
+  deprecatedAt?: Date | null;
+  content?: Partial<NewSkillVersion>;
+}
+
+/** The only place that reads and writes skills, versions and lifecycle events. */
+@Injectable()
+export class SkillsRepository implements OnModuleDestroy {
+  private listener: pg.Client | null = null;
+
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async loadAll(): Promise<SkillRecord[]> {
+    const rows = await this.prisma.skillVersion.findMany({ include: { skill: { select: { name: true } } } });
+    return groupBySkill(rows.map(toRecord));
+  }
+
+  async loadSkill(name: string): Promise<SkillRecord | null> {
+    const rows = await this.prisma.skillVersion.findMany({
+      where: { skill: { name } },
+      include: { skill: { select: { name: true } } },
+    });
+    return groupBySkill(rows.map(toRecord))[0] ?? null;
+  }
+
+  async findVersion(name: string, version: string): Promise<SkillVersionRecord | null> {
+    const row = await this.prisma.skillVersion.findFirst({
+      where: { skill: { name }, version },
+      include: { skill: { select: { name: true } } },
+    });
+    return row ? toRecord(row) : null;
+  }
+
+  /** Inserts a version and its creation event; returns null when another process inserted it first. */
+  async createVersion(version: NewSkillVersion, event: NewLifecycleEvent): Promise<SkillVersionRecord | null> {
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        const skill = await tx.skill.upsert({ where: { name: version.name }, create: { name: version.name }, update: {} });
+        const row = await tx.skillVersion.create({
+          data: {
+            ...(toColumns(version) as Omit<Prisma.SkillVersionUncheckedCreateInput, 'skillId' | 'statusChangedAt'>),
+            skillId: skill.id,
+            statusChangedAt: new Date(),
+          },
+          include: { skill: { select: { name: true } } },
+        });
+        await appendEvent(tx, row.id, event);
+        await notify(tx, version.name);
+        return toRecord(row);
+      });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Applies a lifecycle move (or a content update when `event` is null) if the version is still at
+   * `expectedLockVersion`; returns the updated record, or null when someone else changed it first.
+   */
+  async updateVersion(
+    current: SkillVersionRecord,
+    to: SkillStatusName,
+    patch: VersionPatch,
+    event: NewLifecycleEvent | null,
+  ): Promise<SkillVersionRecord | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const statusChanged = to !== current.status;
+      const { count } = await tx.skillVersion.updateMany({
+        where: { id: current.id, lockVersion: current.lockVersion },
+        data: {
+          ...(patch.content ? toColumns(patch.content) : {}),
+          status: to,
+          ...(statusChanged ? { statusChangedAt: new Date() } : {}),
+          ...('statusReason' in patch ? { statusReason: patch.statusReason } : {}),
+          ...('deprecationReason' in patch ? { deprecationReason: patch.deprecationReason } : {}),
+          ...('deprecationSuccessor' in patch ? { deprecationSuccessor: patch.deprecationSuccessor } : {}),
+          ...('deprecationSunset' in patch ? { deprecationSunset: patch.deprecationSunset } : {}),
+          ...('deprecatedAt' in patch ? { deprecatedAt: patch.deprecatedAt } : {}),
+          lockVersion: { increment: 1 },
+        },
+      });
+      if (count === 0) return null;
+      if (event) await appendEvent(tx, current.id, event);
+      await notify(tx, current.name);
+      const row = await tx.skillVersion.findUniqueOrThrow({
+        where: { id: current.id },
+        include: { skill: { select: { name: true } } },
+      });
+      return toRecord(row);
+    });
+  }
+
+  async history(name: string): Promise<LifecycleEventRecord[]> {
+    const rows = await this.prisma.lifecycleEvent.findMany({
+      where: { skillVersion: { skill: { name } } },
+      include: { skillVersion: { select: { version: true } } },
+      orderBy: { id: 'asc' },
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      version: row.skillVersion.version,
+      from: row.fromStatus,
+      to: row.toStatus,
+      actor: row.actor,
+      reason: row.reason,
+      forced: row.forced,
+      evidence: (row.evidence ?? {}) as Record<string, unknown>,
+      at: row.at,
+    }));
+  }
+
+  async ping(): Promise<void> {
+    await this.prisma.$queryRaw`SELECT 1`;
+  }
+
+  /** Calls `onChange(name)` for every change announced by any replica; reconnects if the link drops. */
+  async listenForChanges(onChange: (name: string) => void, onReconnect: () => void): Promise<void> {
+    const connect = async (): Promise<void> => {
+      const client = new pg.Client({ connectionString: this.config.DATABASE_URL });
+      client.on('notification', (message) => {
+        if (message.channel === SKILL_CHANGES_CHANNEL && message.payload) onChange(message.payload);
+      });
+      client.on('error', () => {
+        if (this.listener !== client) return;
+        this.listener = null;
+        void client.end().catch(() => undefined);
+        setTimeout(() => void connect().then(onReconnect).catch(() => undefined), 1000).unref();
+      });
+      await client.connect();
+      await client.query(`LISTEN ${SKILL_CHANGES_CHANNEL}`);
+      this.listener = client;
+    };
+    await connect();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+  }
+}
+
+async function appendEvent(tx: Tx, skillVersionId: string, event: NewLifecycleEvent): Promise<void> {
+  await tx.lifecycleEvent.create({
+    data: {
+      skillVersionId,
+      fromStatus: event.from,
+      toStatus: event.to,
+      actor: event.actor,
+      reason: event.reason,
+      forced: event.forced ?? false,
+      evidence: (event.evidence ?? {}) as Prisma.InputJsonValue,
+    },
+  });
+}
+
+async function notify(tx: Tx, name: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_notify(${SKILL_CHANGES_CHANNEL}, ${name})`;
+}
+
+function toColumns(version: Partial<NewSkillVersion>) {
+  const json = (value: unknown) => (value === null ? Prisma.JsonNull : (value as Prisma.InputJsonValue));
+  return {
+    ...(version.version !== undefined ? { version: version.version } : {}),
+    ...(version.versionKey !== undefined
+      ? {
+          versionMajor: version.versionKey[0],
+          versionMinor: version.versionKey[1],
+          versionPatch: version.versionKey[2],
+          versionPrerelease: version.versionKey[3],
+        }
+      : {}),
+    ...(version.domain !== undefined ? { domain: version.domain } : {}),
+    ...(version.agent !== undefined ? { agent: version.agent } : {}),
+    ...(version.description !== undefined ? { description: version.description } : {}),
+    ...(version.phase !== undefined ? { phase: version.phase } : {}),
+    ...(version.toolsRequired !== undefined ? { toolsRequired: json(version.toolsRequired) } : {}),
+    ...(version.inputSchemaRef !== undefined ? { inputSchemaRef: version.inputSchemaRef } : {}),
+    ...(version.outputSchemaRef !== undefined ? { outputSchemaRef: version.outputSchemaRef } : {}),
+    ...(version.inputSchema !== undefined ? { inputSchema: json(version.inputSchema) } : {}),
+    ...(version.outputSchema !== undefined ? { outputSchema: json(version.outputSchema) } : {}),
+    ...(version.timeoutSeconds !== undefined ? { timeoutSeconds: version.timeoutSeconds } : {}),
+    ...(version.retries !== undefined ? { retries: version.retries } : {}),
+    ...(version.idempotent !== undefined ? { idempotent: version.idempotent } : {}),
+    ...(version.tags !== undefined ? { tags: version.tags } : {}),
+    ...(version.examples !== undefined ? { examples: json(version.examples) } : {}),
+    ...(version.readOnly !== undefined ? { readOnly: version.readOnly } : {}),
+    ...(version.packagePath !== undefined ? { packagePath: version.packagePath } : {}),
+    ...(version.contentHash !== undefined ? { contentHash: version.contentHash } : {}),
+    ...(version.validation !== undefined ? { validation: json(version.validation) } : {}),
+    ...(version.status !== undefined ? { status: version.status } : {}),
+    ...(version.statusReason !== undefined ? { statusReason: version.statusReason } : {}),
+  };
+}
+
+function toRecord(row: VersionRow): SkillVersionRecord {
+  return {
+    id: row.id,
+    name: row.skill.name,
+    version: row.version,
+    versionKey: [row.versionMajor, row.versionMinor, row.versionPatch, row.versionPrerelease],
+    domain: row.domain,
+    agent: row.agent,
+    description: row.description,
+    phase: row.phase,
+    toolsRequired: row.toolsRequired as unknown as ToolRef[],
+    inputSchemaRef: row.inputSchemaRef,
+    outputSchemaRef: row.outputSchemaRef,
+    inputSchema: row.inputSchema as Record<string, unknown> | null,
+    outputSchema: row.outputSchema as Record<string, unknown> | null,
+    timeoutSeconds: row.timeoutSeconds,
+    retries: row.retries,
+    idempotent: row.idempotent,
+    tags: row.tags,
+    examples: row.examples as unknown as SkillExample[],
+    readOnly: row.readOnly,
+    packagePath: row.packagePath,
+    contentHash: row.contentHash,
+    validation: row.validation as unknown as ValidationIssue[],
+    status: row.status,
+    statusReason: row.statusReason,
+    statusChangedAt: row.statusChangedAt,
+    deprecationReason: row.deprecationReason,
+    deprecationSuccessor: row.deprecationSuccessor,
+    deprecationSunset: row.deprecationSunset,
+    deprecatedAt: row.deprecatedAt,
+    lockVersion: row.lockVersion,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function groupBySkill(versions: SkillVersionRecord[]): SkillRecord[] {
+  const byName = new Map<string, SkillVersionRecord[]>();
+  for (const version of versions) {
+    const list = byName.get(version.name) ?? [];
+    list.push(version);
+    byName.set(version.name, list);
+  }
+  return [...byName.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, list]) => ({ name, versions: list.sort((a, b) => compareVersionKeys(b.versionKey, a.versionKey)) }));
+}

@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/** A bearer token and the identity it acts as. */
+export interface TokenEntry {
+  identity: string;
+  tokenHash: string;
+}
+
+function tokenList(role: 'admin' | 'agent') {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): TokenEntry[] => {
+      if (!raw || raw.trim() === '') return [];
+      const entries: TokenEntry[] = [];
+      for (const item of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+        // `name=token` names the identity; a bare token acts as `<role>-<hash prefix>`.
+        const eq = item.indexOf('=');
+        const identity = eq > 0 ? item.slice(0, eq) : null;
+        const token = eq > 0 ? item.slice(eq + 1) : item;
+        if (token.length < 8) {
+          ctx.addIssue({ code: 'custom', message: `a token is shorter than 8 characters` });
+          return z.NEVER;
+        }
+        const tokenHash = createHash('sha256').update(token).digest('hex');
+        entries.push({ identity: identity ?? `${role}-${tokenHash.slice(0, 8)}`, tokenHash });
+      }
+      return entries;
+    });
+}
+
+const postgresUrl = z
+  .string()
+  .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL');
+const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), 'must be a redis:// URL');
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const configSchema = z.object({
+  DATABASE_URL: postgresUrl.default('postgresql://postgres@127.0.0.1:5432/skill_registry'),
+  REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: port.default(3000),
+  SKILL_PATHS: z
+    .string()
+    .default('./skills')
+    .transform((raw) => raw.split(':').map((part) => part.trim()).filter(Boolean))
+    .refine((roots) => roots.length > 0, 'must name at least one directory'),
+  ADMIN_TOKENS: tokenList('admin'),
+  AGENT_TOKENS: tokenList('agent'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type AppConfig = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses and validates the environment once; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  return parsed.data;
+}
+
+/** Injection token of the parsed configuration. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

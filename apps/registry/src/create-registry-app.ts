@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import { Logger as NestLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/database/src/index.js';
+import { SkillCatalog } from './catalog/skill-catalog.js';
+import type { AppConfig } from './config/app-config.js';
+import { DiscoveryService } from './discovery/discovery.service.js';
+import { sendProblem } from './problem/problem-details.filter.js';
+import { RegistryModule } from './registry.module.js';
+import { createValidationPipe } from './validation.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Builds the registry: database created and migrated, catalog loaded, SKILL_PATHS discovered.
+ * The caller decides where to listen.
+ */
+export async function createRegistryApp(config: AppConfig): Promise<NestFastifyApplication> {
+  await ensureDatabase(config.DATABASE_URL);
+  await applyMigrations(config.DATABASE_URL, migrationsDir());
+
+  const app = await NestFactory.create<NestFastifyApplication>(
+    RegistryModule.forRoot(config),
+    new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES }),
+    { bufferLogs: true },
+  );
+  app.useLogger(app.get(Logger));
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+
+  // Errors raised by Fastify itself (body parsing, size limit) never reach Nest's filters.
+  const fastifyLogger = new NestLogger('Fastify');
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .setErrorHandler((error, request, reply) => sendProblem(reply, request, error, fastifyLogger));
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Skill Registry')
+      .setDescription('Catalog, lifecycle and execution of engineering skills for AI agents')
+      .setVersion('1')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+
+  await app.init();
+  await app.get(SkillCatalog).start();
+  await app.get(DiscoveryService).discover();
+  return app;
+}

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
+import { DiscoveryService } from './discovery.service.js';
+
+@Module({ imports: [CatalogModule, LifecycleModule], providers: [DiscoveryService], exports: [DiscoveryService] })
+export class DiscoveryModule {}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+
+/** The admin's overview of the catalog, computed from the in-process read model. */
+@Injectable()
+export class RegistryHealthReport {
+  constructor(private readonly catalog: SkillCatalog) {}
+
+  build() {
+    const byStatus = Object.fromEntries(SKILL_STATUSES.map((status) => [status, 0])) as Record<string, number>;
+    const byDomain: Record<string, number> = {};
+    const byAgent: Record<string, number> = {};
+    const drafts: { name: string; version: string; package_path: string; first_error: unknown; errors: number }[] = [];
+    let versions = 0;
+    for (const skill of this.catalog.all()) {
+      for (const version of skill.versions) {
+        versions++;
+        byStatus[version.status] = (byStatus[version.status] ?? 0) + 1;
+        if (version.status === 'ARCHIVED') continue;
+        byDomain[version.domain] = (byDomain[version.domain] ?? 0) + 1;
+        if (version.agent) byAgent[version.agent] = (byAgent[version.agent] ?? 0) + 1;
+        if (version.status === 'DRAFT') {
+          const errors = version.validation.filter((issue) => issue.severity === 'error');
+          drafts.push({
+            name: version.name,
+            version: version.version,
+            package_path: version.packagePath,
+            first_error: errors[0] ?? null,
+            errors: errors.length,
+          });
+        }
+      }
+    }
+    return {
+      skills: this.catalog.size,
+      versions,
+      by_status: byStatus,
+      by_domain: byDomain,
+      by_agent: byAgent,
+      drafts,
+    };
+  }
+}

@@ -1,0 +1,71 @@
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AdminOnly, CurrentPrincipal } from '../auth/auth.guard.js';
+import type { Principal } from '../auth/principal.js';
+import { DiscoveryService } from '../discovery/discovery.service.js';
+import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
+import { presentVersion } from '../skills/skill.presenter.js';
+import { DeprecateSkillBody, PromoteSkillBody, RegisterSkillBody } from './admin.dto.js';
+import { DeprecateSkill } from './deprecate-skill.js';
+import { PromoteSkill } from './promote-skill.js';
+
+@ApiTags('admin')
+@AdminOnly()
+@Controller('v1/admin')
+export class AdminController {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly promoteSkill: PromoteSkill,
+    private readonly deprecateSkill: DeprecateSkill,
+  ) {}
+
+  @Post('discover')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Rescan SKILL_PATHS: register new and changed packages, archive removed ones' })
+  discover(@CurrentPrincipal() principal: Principal) {
+    return this.discovery.discover(principal.identity);
+  }
+
+  @Post('skills')
+  @ApiOperation({ summary: 'Register one package (its path must lie inside a SKILL_PATHS root)' })
+  async register(@Body() body: RegisterSkillBody, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { report, version } = await this.discovery.register(body.path, principal.identity);
+    reply.status(report.outcome === 'new' ? 201 : 200);
+    return { outcome: report.outcome, message: report.message, version: version ? presentVersion(version) : null };
+  }
+
+  @Post('skills/:name/versions/:version/promote')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'REGISTERED → ACTIVE on evidence (or forced, with a reason)' })
+  async promote(
+    @Param('name') name: string,
+    @Param('version') version: string,
+    @Body() body: PromoteSkillBody,
+    @CurrentPrincipal() principal: Principal,
+  ) {
+    const promoted = await this.promoteSkill.execute({ name, version, actor: principal.identity, reason: body.reason, force: body.force });
+    return presentVersion(promoted);
+  }
+
+  @Post('skills/:name/deprecate')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'ACTIVE → DEPRECATED for one version, or every ACTIVE version' })
+  async deprecate(
+    @Param('name') name: string,
+    @Body() body: DeprecateSkillBody,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const versions = await this.deprecateSkill.execute({
+      name,
+      actor: principal.identity,
+      reason: body.reason,
+      version: body.version,
+      successor: body.successor,
+      sunset: body.sunset ? new Date(body.sunset) : undefined,
+    });
+    setDeprecationHeaders(reply, versions);
+    return { items: versions.map(presentVersion) };
+  }
+}

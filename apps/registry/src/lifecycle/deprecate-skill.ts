@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { allowedTransitions } from '../../../../libs/contracts/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
+import { InvalidTransition, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
+import { LifecycleService } from './lifecycle.service.js';
+
+export interface DeprecateCommand {
+  name: string;
+  actor: string;
+  reason: string;
+  /** One version; all ACTIVE versions when absent. */
+  version?: string;
+  /** Skill name (optionally `name@version`) that replaces this one. */
+  successor?: string;
+  sunset?: Date;
+}
+
+/** ACTIVE → DEPRECATED for one version, or for every ACTIVE version of the skill. */
+@Injectable()
+export class DeprecateSkill {
+  constructor(
+    private readonly lifecycle: LifecycleService,
+    private readonly catalog: SkillCatalog,
+  ) {}
+
+  async execute(command: DeprecateCommand): Promise<SkillVersionRecord[]> {
+    if (!command.reason.trim()) {
+      throw new RequestInvalid('A deprecation needs a reason', [{ field: 'reason', message: 'must not be empty' }]);
+    }
+    if (command.sunset && command.sunset.getTime() <= Date.now()) {
+      throw new RequestInvalid('The sunset date must be in the future', [{ field: 'sunset', message: 'must be in the future' }]);
+    }
+    const skill = this.catalog.get(command.name);
+    if (!skill) throw new SkillNotFound(command.name);
+    if (command.successor) {
+      const successorName = command.successor.split('@')[0] as string;
+      if (successorName === command.name && !command.successor.includes('@')) {
+        throw new RequestInvalid('A skill cannot succeed itself', [{ field: 'successor', message: 'names the deprecated skill' }]);
+      }
+      if (!this.catalog.get(successorName)) {
+        throw new RequestInvalid(`Successor '${command.successor}' is not a known skill`, [
+          { field: 'successor', message: `no skill named '${successorName}'` },
+        ]);
+      }
+    }
+    const targets = command.version
+      ? [command.version]
+      : skill.versions.filter((version) => version.status === 'ACTIVE').map((version) => version.version);
+    if (targets.length === 0) {
+      const current = currentVersion(skill);
+      throw new InvalidTransition(
+        skill.name,
+        current.version,
+        current.status,
+        'DEPRECATED',
+        allowedTransitions(current.status),
+        `Skill '${skill.name}' has no ACTIVE version to deprecate (current ${current.version} is ${current.status})`,
+      );
+    }
+    const deprecatedAt = new Date();
+    const results: SkillVersionRecord[] = [];
+    for (const version of targets) {
+      results.push(
+        await this.lifecycle.move({
+          name: command.name,
+          version,
+          to: 'DEPRECATED',
+          via: 'deprecation',
+          actor: command.actor,
+          reason: command.reason,
+          evidence: { successor: command.successor ?? null, sunset: command.sunset?.toISOString() ?? null },
+          patch: {
+            statusReason: command.reason,
+            deprecationReason: command.reason,
+            deprecationSuccessor: command.successor ?? null,
+            deprecationSunset: command.sunset ?? null,
+            deprecatedAt,
+          },
+        }),
+      );
+    }
+    return results;
+  }
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import {
+  type SkillStatusName,
+  type TransitionTrigger,
+  allowedTransitions,
+  findTransition,
+} from '../../../../libs/contracts/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import type { NewLifecycleEvent, SkillVersionRecord } from '../catalog/skill-records.js';
+import { SkillsRepository, type VersionPatch } from '../catalog/skills.repository.js';
+import { ConcurrentModification, InvalidTransition, SkillNotFound } from '../problem/domain-errors.js';
+
+export interface MoveRequest {
+  name: string;
+  version: string;
+  to: SkillStatusName;
+  via: TransitionTrigger;
+  actor: string;
+  reason: string | null;
+  forced?: boolean;
+  evidence?: Record<string, unknown>;
+  patch?: VersionPatch;
+  /** Checks the fresh record before the move (throws to refuse) and may supply the evidence. */
+  guard?: (current: SkillVersionRecord) => { evidence: Record<string, unknown> } | void;
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Moves one skill version through the lifecycle table. Moves on one version serialise on its
+ * optimistic-lock column: the loser re-reads and is judged against the new state.
+ */
+@Injectable()
+export class LifecycleService {
+  constructor(
+    private readonly repository: SkillsRepository,
+    private readonly catalog: SkillCatalog,
+  ) {}
+
+  async move(request: MoveRequest): Promise<SkillVersionRecord> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const current = await this.repository.findVersion(request.name, request.version);
+      if (!current) throw new SkillNotFound(request.name, request.version);
+      if (!findTransition(current.status, request.to, request.via)) {
+        throw new InvalidTransition(current.name, current.version, current.status, request.to, allowedTransitions(current.status));
+      }
+      const guarded = request.guard?.(current);
+      const event: NewLifecycleEvent = {
+        from: current.status,
+        to: request.to,
+        actor: request.actor,
+        reason: request.reason,
+        forced: request.forced ?? false,
+        evidence: guarded?.evidence ?? request.evidence ?? {},
+      };
+      const updated = await this.repository.updateVersion(current, request.to, request.patch ?? {}, event);
+      if (updated) {
+        await this.catalog.reload(updated.name);
+        return updated;
+      }
+    }
+    throw new ConcurrentModification(request.name, request.version);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Typed errors of the registry's domain. They carry a stable code and the facts a client needs;
+ * each transport maps them (REST: problem-details.filter.ts). No transport concern lives here.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly code: string;
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class SkillNotFound extends DomainError {
+  readonly code = 'SKILL_NOT_FOUND';
+  constructor(name: string, version?: string) {
+    super(version ? `Skill '${name}' has no version ${version}` : `No skill named '${name}'`, { name, version });
+  }
+}
+
+export class InvalidTransition extends DomainError {
+  readonly code = 'INVALID_TRANSITION';
+  constructor(
+    name: string,
+    version: string,
+    from: string,
+    to: string,
+    allowed: { to: string; via: string }[],
+    why?: string,
+  ) {
+    super(
+      why ??
+        `Skill '${name}' ${version} is ${from}; it cannot move to ${to}. Allowed: ${
+          allowed.map((move) => `${move.to} (${move.via})`).join(', ') || 'none'
+        }`,
+      { name, version, current_status: from, requested_status: to, allowed_transitions: allowed },
+    );
+  }
+}
+
+export class PromotionEvidenceMissing extends DomainError {
+  readonly code = 'PROMOTION_EVIDENCE_FAILED';
+  constructor(name: string, version: string, failures: string[], evidence: Record<string, unknown>) {
+    super(
+      `Skill '${name}' ${version} cannot be promoted: ${failures.join('; ')}. Fix the package or force the promotion with a reason.`,
+      { name, version, failures, evidence },
+    );
+  }
+}
+
+export class VersionImmutable extends DomainError {
+  readonly code = 'VERSION_IMMUTABLE';
+  constructor(name: string, version: string, status: string, packagePath: string) {
+    super(
+      `Skill '${name}' ${version} is ${status} and its package changed on disk; versions are immutable — bump the version in definition.json`,
+      { name, version, status, package_path: packagePath },
+    );
+  }
+}
+
+export class PathOutsideSkillPaths extends DomainError {
+  readonly code = 'PATH_OUTSIDE_SKILL_PATHS';
+  constructor(requested: string, roots: string[]) {
+    super(`Path '${requested}' does not resolve inside a SKILL_PATHS root (${roots.join(', ')})`, { path: requested, roots });
+  }
+}
+
+export class PackageNotFound extends DomainError {
+  readonly code = 'PACKAGE_NOT_FOUND';
+  constructor(requested: string) {
+    super(`No skill package at '${requested}' (no definition.json, handler.ts or SKILL.md there)`, { path: requested });
+  }
+}
+
+export class RequestInvalid extends DomainError {
+  readonly code = 'VALIDATION_FAILED';
+  constructor(
+    message: string,
+    readonly errors: { field: string; message: string }[],
+  ) {
+    super(message, { errors });
+  }
+}
+
+export class ConcurrentModification extends DomainError {
+  readonly code = 'CONCURRENT_MODIFICATION';
+  constructor(name: string, version: string) {
+    super(`Skill '${name}' ${version} was changed by another request; retry`, { name, version });
+  }
+}

@@ -1,0 +1,27 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { problem, toProblem, type ProblemDetails } from './problem-details.js';
+
+/** The REST transport's one error mapper: every error leaves as application/problem+json. */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ProblemDetails');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw error;
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    sendProblem(reply, request, error, this.logger);
+  }
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, error: unknown, logger: Logger): void {
+  let body: ProblemDetails | null = toProblem(error);
+  if (!body) {
+    logger.error(`unexpected error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+    body = problem(500, 'INTERNAL', 'The server failed to handle this request; it has been logged');
+  }
+  body.instance = request.url;
+  if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="skill-registry"');
+  void reply.status(body.status).header('Content-Type', 'application/problem+json').send(body);
+}

@@ -1,0 +1,97 @@
+import { HttpException } from '@nestjs/common';
+import { CursorInvalid } from '../../../../libs/contracts/src/index.js';
+import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
+import { DomainError, RequestInvalid } from './domain-errors.js';
+
+/** An RFC 9457 problem details body, with the registry's stable `code`. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance?: string;
+  errors?: { field: string; message: string }[];
+  [extension: string]: unknown;
+}
+
+const STATUS_BY_CODE: Record<string, number> = {
+  SKILL_NOT_FOUND: 404,
+  PACKAGE_NOT_FOUND: 404,
+  INVALID_TRANSITION: 409,
+  PROMOTION_EVIDENCE_FAILED: 409,
+  VERSION_IMMUTABLE: 409,
+  CONCURRENT_MODIFICATION: 409,
+  PATH_OUTSIDE_SKILL_PATHS: 400,
+  VALIDATION_FAILED: 400,
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** Fastify's own request errors (body parsing, limits), by their `code`. */
+const FASTIFY_ERRORS: Record<string, { status: number; code: string; detail?: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'Request body is larger than 1 MiB' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send JSON with Content-Type: application/json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'Body is empty but Content-Type is application/json' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'BAD_REQUEST', detail: 'Content-Length does not match the body' },
+};
+
+export function problem(status: number, code: string, detail: string, extensions: Record<string, unknown> = {}): ProblemDetails {
+  return {
+    type: `https://skill-registry.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...extensions,
+  };
+}
+
+/** Maps any error to problem details; `null` means "unexpected: log it and answer 500". */
+export function toProblem(error: unknown): ProblemDetails | null {
+  if (error instanceof RequestInvalid) return problem(400, error.code, error.message, { errors: error.errors });
+  if (error instanceof DomainError) return problem(STATUS_BY_CODE[error.code] ?? 400, error.code, error.message, error.details);
+  if (error instanceof Unauthenticated) return problem(401, error.code, error.message);
+  if (error instanceof Forbidden) return problem(403, error.code, error.message);
+  if (error instanceof CursorInvalid) {
+    return problem(400, 'INVALID_CURSOR', `${error.message}; start again without a cursor`, {
+      errors: [{ field: 'cursor', message: error.message }],
+    });
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const response = error.getResponse();
+    const message =
+      typeof response === 'object' && response && 'message' in response ? (response as { message: unknown }).message : error.message;
+    const detail = Array.isArray(message) ? message.join('; ') : String(message);
+    const code = status === 404 ? 'NOT_FOUND' : (TITLES[status] ?? 'ERROR').toUpperCase().replace(/ /g, '_');
+    if (status >= 500) return null;
+    return problem(status, code, detail);
+  }
+  const fastifyCode = (error as { code?: string } | null)?.code;
+  if (fastifyCode && FASTIFY_ERRORS[fastifyCode]) {
+    const known = FASTIFY_ERRORS[fastifyCode];
+    return problem(known.status, known.code, known.detail ?? (error as Error).message);
+  }
+  if (error instanceof SyntaxError || fastifyCode === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return problem(400, 'MALFORMED_JSON', `Body is not valid JSON: ${(error as Error).message}`);
+  }
+  const statusCode = (error as { statusCode?: number } | null)?.statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return problem(statusCode, 'BAD_REQUEST', (error as Error).message);
+  }
+  return null;
+}

@@ -1,0 +1,33 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { CatalogModule } from './catalog/catalog.module.js';
+import type { AppConfig } from './config/app-config.js';
+import { CoreModule } from './core.module.js';
+import { DiscoveryModule } from './discovery/discovery.module.js';
+import { HealthModule } from './health/health.module.js';
+import { AdminModule } from './lifecycle/admin.module.js';
+import { SkillsModule } from './skills/skills.module.js';
+
+@Module({})
+export class RegistryModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: RegistryModule,
+      imports: [
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.LOG_LEVEL,
+            autoLogging: config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace',
+            redact: ['req.headers.authorization'],
+          },
+        }),
+        CoreModule.forRoot(config),
+        CatalogModule,
+        DiscoveryModule,
+        SkillsModule,
+        AdminModule,
+        HealthModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,82 @@
+import type { LifecycleEventRecord, SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
+
+/** The public (snake_case) form of a skill version. */
+export function presentVersion(version: SkillVersionRecord) {
+  return {
+    name: version.name,
+    version: version.version,
+    status: version.status,
+    status_reason: version.statusReason,
+    status_changed_at: version.statusChangedAt.toISOString(),
+    domain: version.domain,
+    agent: version.agent,
+    description: version.description,
+    phase: version.phase,
+    tools_required: version.toolsRequired,
+    input_schema: version.inputSchema,
+    output_schema: version.outputSchema,
+    input_schema_ref: version.inputSchemaRef,
+    output_schema_ref: version.outputSchemaRef,
+    timeout_seconds: version.timeoutSeconds,
+    retries: version.retries,
+    idempotent: version.idempotent,
+    read_only: version.readOnly,
+    tags: version.tags,
+    examples: version.examples,
+    content_hash: version.contentHash,
+    package_path: version.packagePath,
+    validation: version.validation,
+    deprecation: presentDeprecation(version),
+    created_at: version.createdAt.toISOString(),
+    updated_at: version.updatedAt.toISOString(),
+  };
+}
+
+export function presentDeprecation(version: SkillVersionRecord) {
+  if (version.status !== 'DEPRECATED') return null;
+  return {
+    reason: version.deprecationReason,
+    since: version.deprecatedAt?.toISOString() ?? null,
+    successor: version.deprecationSuccessor,
+    sunset: version.deprecationSunset?.toISOString() ?? null,
+  };
+}
+
+/** A skill by its current version, with a summary of every version. */
+export function presentSkill(skill: SkillRecord, current: SkillVersionRecord) {
+  return {
+    ...presentVersion(current),
+    versions: skill.versions.map((version) => ({ version: version.version, status: version.status })),
+  };
+}
+
+/** A compact list item. */
+export function presentListItem(skill: SkillRecord, current: SkillVersionRecord) {
+  return {
+    name: skill.name,
+    version: current.version,
+    status: current.status,
+    domain: current.domain,
+    agent: current.agent,
+    description: current.description,
+    phase: current.phase,
+    tags: current.tags,
+    tools_required: current.toolsRequired,
+    idempotent: current.idempotent,
+    deprecation: presentDeprecation(current),
+    versions: skill.versions.map((version) => ({ version: version.version, status: version.status })),
+  };
+}
+
+export function presentEvent(event: LifecycleEventRecord) {
+  return {
+    version: event.version,
+    from: event.from,
+    to: event.to,
+    actor: event.actor,
+    reason: event.reason,
+    forced: event.forced,
+    evidence: event.evidence,
+    at: event.at.toISOString(),
+  };
+}

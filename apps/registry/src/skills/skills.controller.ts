@@ -1,0 +1,70 @@
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { currentVersion } from '../catalog/skill-records.js';
+import { SkillsRepository } from '../catalog/skills.repository.js';
+import { SkillNotFound } from '../problem/domain-errors.js';
+import { setDeprecationHeaders } from './deprecation-headers.js';
+import { ListSkillsQuery } from './skills.dto.js';
+import { presentEvent, presentListItem, presentSkill, presentVersion } from './skill.presenter.js';
+
+@ApiTags('skills')
+@Controller('v1/skills')
+export class SkillsController {
+  constructor(
+    private readonly catalog: SkillCatalog,
+    private readonly repository: SkillsRepository,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List skills by their current version, filtered and paged' })
+  list(@Query() query: ListSkillsQuery) {
+    const page = this.catalog.list({
+      domain: query.domain,
+      agent: query.agent,
+      phase: query.phase,
+      status: query.status,
+      tags: query.tag,
+      q: query.q,
+      limit: query.limit ?? 50,
+      cursor: query.cursor,
+    });
+    return { items: page.items.map(({ skill, current }) => presentListItem(skill, current)), next_cursor: page.nextCursor };
+  }
+
+  @Get(':name')
+  @ApiOperation({ summary: 'The current version of a skill (highest ACTIVE/DEPRECATED, else the highest)' })
+  get(@Param('name') name: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    const skill = this.catalog.get(name);
+    if (!skill) throw new SkillNotFound(name);
+    const current = currentVersion(skill);
+    setDeprecationHeaders(reply, [current]);
+    return presentSkill(skill, current);
+  }
+
+  @Get(':name/versions')
+  @ApiOperation({ summary: 'Every version of a skill, newest first' })
+  versions(@Param('name') name: string) {
+    const skill = this.catalog.get(name);
+    if (!skill) throw new SkillNotFound(name);
+    return { items: skill.versions.map(presentVersion) };
+  }
+
+  @Get(':name/versions/:version')
+  @ApiOperation({ summary: 'One version of a skill' })
+  version(@Param('name') name: string, @Param('version') version: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    const found = this.catalog.get(name)?.versions.find((candidate) => candidate.version === version);
+    if (!found) throw this.catalog.get(name) ? new SkillNotFound(name, version) : new SkillNotFound(name);
+    setDeprecationHeaders(reply, [found]);
+    return presentVersion(found);
+  }
+
+  @Get(':name/history')
+  @ApiOperation({ summary: 'Lifecycle events of every version, oldest first' })
+  async history(@Param('name') name: string) {
+    if (!this.catalog.get(name)) throw new SkillNotFound(name);
+    const events = await this.repository.history(name);
+    return { items: events.map(presentEvent) };
+  }
+}

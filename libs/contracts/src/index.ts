@@ -1,0 +1,3 @@
+export * from './cursor.js';
+export * from './lifecycle.js';
+export * from './json-schema-validator.js';

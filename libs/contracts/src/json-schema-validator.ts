@@ -1,0 +1,48 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv-formats is CommonJS; under ESM its function is the default export's default.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** One schema violation, located by JSON pointer in the validated document. */
+export interface SchemaViolation {
+  pointer: string;
+  message: string;
+}
+
+/**
+ * Validates documents against stored JSON Schemas (draft 2020-12). Compiled validators are cached
+ * per schema object, so a hot path pays the compile cost once per stored version.
+ */
+export class JsonSchemaValidator {
+  private readonly ajv: Ajv2020;
+  private readonly compiled = new WeakMap<object, ValidateFunction>();
+
+  constructor() {
+    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+    addFormats(this.ajv);
+  }
+
+  /** The violations of `document` against `schema` (empty when valid). */
+  validate(schema: Record<string, unknown>, document: unknown): SchemaViolation[] {
+    let validateFn = this.compiled.get(schema);
+    if (!validateFn) {
+      validateFn = this.ajv.compile(schema);
+      this.compiled.set(schema, validateFn);
+    }
+    if (validateFn(document)) return [];
+    return (validateFn.errors ?? []).map(toViolation);
+  }
+}
+
+function toViolation(error: ErrorObject): SchemaViolation {
+  const pointer = error.instancePath || '/';
+  if (error.keyword === 'additionalProperties') {
+    return { pointer, message: `unknown property '${String(error.params.additionalProperty)}'` };
+  }
+  if (error.keyword === 'required') {
+    return { pointer, message: `missing required property '${String(error.params.missingProperty)}'` };
+  }
+  return { pointer, message: error.message ?? `fails ${error.keyword}` };
+}

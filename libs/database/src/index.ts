@@ -1,0 +1,3 @@
+export * from './migrator.js';
+export * from './paths.js';
+export * from './prisma.js';
