@@ -11,7 +11,13 @@ const swc = {
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  transform: {
+    // @fastify/static (CommonJS, used by the OpenAPI UI) requires the ESM-only content-disposition;
+    // Node 20 allows that natively but Jest's own loader does not, so that one package is compiled to CJS.
+    '/node_modules/content-disposition/.+\\.js$': ['@swc/jest', { module: { type: 'commonjs' } }],
+    '^.+\\.ts$': ['@swc/jest', swc],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   moduleNameMapper: {
     '^@skill-registry/sdk$': '<rootDir>/libs/skill-sdk/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -6,6 +6,7 @@ import { CoreModule } from './core.module.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
 import { HealthModule } from './health/health.module.js';
 import { AdminModule } from './lifecycle/admin.module.js';
+import { BaselineController } from './bench/baseline.controller.js';
 import { SkillsModule } from './skills/skills.module.js';
 
 @Module({})
@@ -28,6 +29,7 @@ export class RegistryModule {
         AdminModule,
         HealthModule,
       ],
+      controllers: config.BENCH_BASELINE_ROUTE ? [BaselineController] : [],
     };
   }
 }

@@ -50,6 +50,8 @@ export const configSchema = z.object({
   AGENT_TOKENS: tokenList('agent'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
+  BENCH_BASELINE_ROUTE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
 });
 
 export type AppConfig = z.output<typeof configSchema>;

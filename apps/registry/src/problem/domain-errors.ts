@@ -55,7 +55,7 @@ export class VersionImmutable extends DomainError {
   constructor(name: string, version: string, status: string, packagePath: string) {
     super(
       `Skill '${name}' ${version} is ${status} and its package changed on disk; versions are immutable — bump the version in definition.json`,
-      { name, version, status, package_path: packagePath },
+      { name, version, current_status: status, package_path: packagePath },
     );
   }
 }

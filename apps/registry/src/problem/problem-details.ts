@@ -45,18 +45,20 @@ const TITLES: Record<number, string> = {
 const FASTIFY_ERRORS: Record<string, { status: number; code: string; detail?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'Request body is larger than 1 MiB' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send JSON with Content-Type: application/json' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'Body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'Body is empty but Content-Type is application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'BAD_REQUEST', detail: 'Content-Length does not match the body' },
 };
 
 export function problem(status: number, code: string, detail: string, extensions: Record<string, unknown> = {}): ProblemDetails {
+  // Extensions never override the standard members.
   return {
+    ...extensions,
     type: `https://skill-registry.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
     title: TITLES[status] ?? 'Error',
     status,
     detail,
     code,
-    ...extensions,
   };
 }
 
@@ -71,23 +73,25 @@ export function toProblem(error: unknown): ProblemDetails | null {
       errors: [{ field: 'cursor', message: error.message }],
     });
   }
+  const fastifyCode = (error as { code?: string } | null)?.code;
+  if (fastifyCode && FASTIFY_ERRORS[fastifyCode]) {
+    const known = FASTIFY_ERRORS[fastifyCode];
+    return problem(known.status, known.code, known.detail ?? (error as Error).message);
+  }
+  if (error instanceof SyntaxError) {
+    return problem(400, 'MALFORMED_JSON', `Body is not valid JSON: ${(error as Error).message}`);
+  }
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const response = error.getResponse();
     const message =
       typeof response === 'object' && response && 'message' in response ? (response as { message: unknown }).message : error.message;
     const detail = Array.isArray(message) ? message.join('; ') : String(message);
+    // Nest's Fastify adapter turns Fastify's JSON parse failure into a plain 400 HttpException.
+    if (status === 400 && /not valid JSON/i.test(detail)) return problem(400, 'MALFORMED_JSON', detail);
     const code = status === 404 ? 'NOT_FOUND' : (TITLES[status] ?? 'ERROR').toUpperCase().replace(/ /g, '_');
     if (status >= 500) return null;
     return problem(status, code, detail);
-  }
-  const fastifyCode = (error as { code?: string } | null)?.code;
-  if (fastifyCode && FASTIFY_ERRORS[fastifyCode]) {
-    const known = FASTIFY_ERRORS[fastifyCode];
-    return problem(known.status, known.code, known.detail ?? (error as Error).message);
-  }
-  if (error instanceof SyntaxError || fastifyCode === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return problem(400, 'MALFORMED_JSON', `Body is not valid JSON: ${(error as Error).message}`);
   }
   const statusCode = (error as { statusCode?: number } | null)?.statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# One command: build, then benchmark registry reads against the baseline route in one run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+npm run --silent build
+node bench/registry-read/main.mjs

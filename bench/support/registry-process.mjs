@@ -1,0 +1,70 @@
+// Starts the built registry as a child process and waits until it is ready.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ADMIN_TOKEN = 'bench-admin-token';
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export function benchDatabaseUrl() {
+  const server = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+  const url = new URL(server);
+  url.pathname = `/skill_registry_bench_${randomBytes(4).toString('hex')}`;
+  return url.toString();
+}
+
+export async function dropDatabase(databaseUrl) {
+  const url = new URL(databaseUrl);
+  const name = url.pathname.slice(1);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await client.end();
+}
+
+/** Spawns the registry; resolves with { url, child, startupMs } once /readyz answers 200. */
+export async function startRegistryProcess(env) {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/apps/registry/src/main.js')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKENS: `bench=${ADMIN_TOKEN}`, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  let exited = null;
+  child.on('exit', (code) => (exited = code));
+  for (;;) {
+    if (exited !== null) throw new Error(`registry exited with ${exited} during start-up`);
+    try {
+      const response = await fetch(`${url}/readyz`);
+      if (response.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url, child, startupMs: performance.now() - started };
+}
+
+export async function stopProcess(child) {
+  if (child.exitCode !== null) return;
+  const done = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await done;
+}
