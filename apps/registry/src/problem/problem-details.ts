@@ -89,7 +89,8 @@ export function toProblem(error: unknown): ProblemDetails | null {
     const detail = Array.isArray(message) ? message.join('; ') : String(message);
     // Nest's Fastify adapter turns Fastify's JSON parse failure into a plain 400 HttpException.
     if (status === 400 && /not valid JSON/i.test(detail)) return problem(400, 'MALFORMED_JSON', detail);
-    const code = status === 404 ? 'NOT_FOUND' : (TITLES[status] ?? 'ERROR').toUpperCase().replace(/ /g, '_');
+    if (status === 413) return problem(413, 'PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MiB');
+    const code = (TITLES[status] ?? 'ERROR').toUpperCase().replace(/ /g, '_');
     if (status >= 500) return null;
     return problem(status, code, detail);
   }
