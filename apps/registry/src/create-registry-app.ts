@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -8,7 +7,6 @@ import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/da
 import { SkillCatalog } from './catalog/skill-catalog.js';
 import type { AppConfig } from './config/app-config.js';
 import { DiscoveryService } from './discovery/discovery.service.js';
-import { sendProblem } from './problem/problem-details.filter.js';
 import { RegistryModule } from './registry.module.js';
 import { createValidationPipe } from './validation.js';
 
@@ -30,13 +28,6 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
-
-  // Errors raised by Fastify itself (body parsing, size limit) never reach Nest's filters.
-  const fastifyLogger = new NestLogger('Fastify');
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .setErrorHandler((error, request, reply) => sendProblem(reply, request, error, fastifyLogger));
 
   const document = SwaggerModule.createDocument(
     app,

@@ -7,7 +7,8 @@ import { SkillsRepository } from '../catalog/skills.repository.js';
 import { SkillNotFound } from '../problem/domain-errors.js';
 import { setDeprecationHeaders } from './deprecation-headers.js';
 import { ListSkillsQuery } from './skills.dto.js';
-import { presentEvent, presentListItem, presentSkill, presentVersion } from './skill.presenter.js';
+import { SkillJsonCache } from './skill-json-cache.js';
+import { presentEvent, presentVersion } from './skill.presenter.js';
 
 @ApiTags('skills')
 @Controller('v1/skills')
@@ -15,11 +16,12 @@ export class SkillsController {
   constructor(
     private readonly catalog: SkillCatalog,
     private readonly repository: SkillsRepository,
+    private readonly json: SkillJsonCache,
   ) {}
 
   @Get()
   @ApiOperation({ summary: 'List skills by their current version, filtered and paged' })
-  list(@Query() query: ListSkillsQuery) {
+  list(@Query() query: ListSkillsQuery, @Res({ passthrough: true }) reply: FastifyReply): string {
     const page = this.catalog.list({
       domain: query.domain,
       agent: query.agent,
@@ -30,17 +32,21 @@ export class SkillsController {
       limit: query.limit ?? 50,
       cursor: query.cursor,
     });
-    return { items: page.items.map(({ skill, current }) => presentListItem(skill, current)), next_cursor: page.nextCursor };
+    reply.type('application/json; charset=utf-8');
+    return this.json.page(
+      page.items.map(({ skill }) => skill),
+      page.nextCursor,
+    );
   }
 
   @Get(':name')
   @ApiOperation({ summary: 'The current version of a skill (highest ACTIVE/DEPRECATED, else the highest)' })
-  get(@Param('name') name: string, @Res({ passthrough: true }) reply: FastifyReply) {
+  get(@Param('name') name: string, @Res({ passthrough: true }) reply: FastifyReply): string {
     const skill = this.catalog.get(name);
     if (!skill) throw new SkillNotFound(name);
-    const current = currentVersion(skill);
-    setDeprecationHeaders(reply, [current]);
-    return presentSkill(skill, current);
+    setDeprecationHeaders(reply, [currentVersion(skill)]);
+    reply.type('application/json; charset=utf-8');
+    return this.json.skill(skill);
   }
 
   @Get(':name/versions')

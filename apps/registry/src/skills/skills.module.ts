@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
+import { SkillJsonCache } from './skill-json-cache.js';
 import { SkillsController } from './skills.controller.js';
 
-@Module({ imports: [CatalogModule], controllers: [SkillsController] })
+@Module({ imports: [CatalogModule], controllers: [SkillsController], providers: [SkillJsonCache] })
 export class SkillsModule {}
