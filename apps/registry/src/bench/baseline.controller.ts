@@ -1,20 +1,14 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { IsInt, Max, Min } from 'class-validator';
-import { Type } from 'class-transformer';
+import { z } from 'zod';
+import { RequestInvalid } from '../problem/domain-errors.js';
 
-export class BaselineQuery {
-  @Type(() => Number)
-  @IsInt()
-  @Min(2)
-  @Max(1024 * 1024)
-  bytes!: number;
-}
+const baselineQuery = z.object({ bytes: z.coerce.number().int().min(2).max(1024 * 1024) }).strict();
 
 /**
  * Benchmark baseline (mounted only with BENCH_BASELINE_ROUTE=true): a constant JSON body of the
- * requested size, served through the same pipeline (guard, pipes, filter, serializer) as real
- * reads, so bench/registry-read can compare against it in one run.
+ * requested size, served through the same pipeline (guard, query parsing, filter, serializer) as
+ * real reads, so bench/registry-read can compare against it in one run.
  */
 @ApiExcludeController()
 @Controller('bench')
@@ -22,12 +16,15 @@ export class BaselineController {
   private readonly bodies = new Map<number, Record<string, string>>();
 
   @Get('baseline')
-  baseline(@Query() query: BaselineQuery): Record<string, string> {
-    let body = this.bodies.get(query.bytes);
+  baseline(@Query() rawQuery: Record<string, unknown>): Record<string, string> {
+    const parsed = baselineQuery.safeParse(rawQuery);
+    if (!parsed.success) throw new RequestInvalid('bytes must be an integer between 2 and 1048576', [{ field: 'bytes', message: parsed.error.message }]);
+    const { bytes } = parsed.data;
+    let body = this.bodies.get(bytes);
     if (!body) {
       const overhead = JSON.stringify({ padding: '' }).length;
-      body = { padding: 'x'.repeat(Math.max(0, query.bytes - overhead)) };
-      this.bodies.set(query.bytes, body);
+      body = { padding: 'x'.repeat(Math.max(0, bytes - overhead)) };
+      this.bodies.set(bytes, body);
     }
     return body;
   }

@@ -1,12 +1,13 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
 import type { FastifyReply } from 'fastify';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { currentVersion } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { SkillNotFound } from '../problem/domain-errors.js';
 import { setDeprecationHeaders } from './deprecation-headers.js';
-import { ListSkillsQuery } from './skills.dto.js';
+import { parseListSkillsQuery } from './skills.dto.js';
 import { SkillJsonCache } from './skill-json-cache.js';
 import { presentEvent, presentVersion } from './skill.presenter.js';
 
@@ -21,7 +22,16 @@ export class SkillsController {
 
   @Get()
   @ApiOperation({ summary: 'List skills by their current version, filtered and paged' })
-  list(@Query() query: ListSkillsQuery, @Res({ passthrough: true }) reply: FastifyReply): string {
+  @ApiQuery({ name: 'domain', required: false, description: 'Only skills of this engineering domain' })
+  @ApiQuery({ name: 'agent', required: false, description: 'Only skills owned by this agent' })
+  @ApiQuery({ name: 'phase', required: false, type: Number, description: 'Only skills usable at this phase (phase ≤ n, 1–3)' })
+  @ApiQuery({ name: 'status', required: false, enum: SKILL_STATUSES, description: 'Status of the current version (default: all but ARCHIVED)' })
+  @ApiQuery({ name: 'tag', required: false, type: [String], description: 'Repeatable; every tag must match' })
+  @ApiQuery({ name: 'q', required: false, description: 'Case-insensitive substring of the name or description' })
+  @ApiQuery({ name: 'limit', required: false, type: Number, description: 'Page size, 1–100 (default 50)' })
+  @ApiQuery({ name: 'cursor', required: false, description: 'next_cursor of the previous page' })
+  list(@Query() rawQuery: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): string {
+    const query = parseListSkillsQuery(rawQuery);
     const page = this.catalog.list({
       domain: query.domain,
       agent: query.agent,
@@ -29,7 +39,7 @@ export class SkillsController {
       status: query.status,
       tags: query.tag,
       q: query.q,
-      limit: query.limit ?? 50,
+      limit: query.limit,
       cursor: query.cursor,
     });
     reply.type('application/json; charset=utf-8');

@@ -1,59 +1,41 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { SKILL_STATUSES, type SkillStatusName } from '../../../../libs/contracts/src/index.js';
+import { z } from 'zod';
+import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
+import { RequestInvalid } from '../problem/domain-errors.js';
 
-export class ListSkillsQuery {
-  @ApiPropertyOptional({ description: 'Only skills of this engineering domain' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  domain?: string;
+/**
+ * Query of GET /v1/skills. Parsed with zod rather than class-validator because it sits on the
+ * hottest read path (zod parses it in about a microsecond); the OpenAPI description is in
+ * skills.controller.ts.
+ */
+const listSkillsQuery = z
+  .object({
+    domain: z.string().min(1).max(100).optional(),
+    agent: z.string().min(1).max(100).optional(),
+    phase: z.coerce.number().int().min(1).max(3).optional(),
+    status: z.enum(SKILL_STATUSES).optional(),
+    tag: z
+      .union([z.string(), z.array(z.string())])
+      .transform((value) => (Array.isArray(value) ? value : [value]))
+      .pipe(z.array(z.string().min(1).max(100)).max(20))
+      .optional(),
+    q: z.string().max(200).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,512}$/, 'must be a next_cursor returned by this API')
+      .optional(),
+  })
+  .strict();
 
-  @ApiPropertyOptional({ description: 'Only skills owned by this agent' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  agent?: string;
+export type ListSkillsQuery = z.output<typeof listSkillsQuery>;
 
-  @ApiPropertyOptional({ description: 'Only skills usable at this phase (phase ≤ n)', minimum: 1, maximum: 3 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(3)
-  phase?: number;
-
-  @ApiPropertyOptional({ enum: SKILL_STATUSES, description: 'Status of the current version (default: all but ARCHIVED)' })
-  @IsOptional()
-  @IsIn(SKILL_STATUSES)
-  status?: SkillStatusName;
-
-  @ApiPropertyOptional({ type: [String], description: 'Repeatable; every tag must match' })
-  @IsOptional()
-  @Transform(({ value }) => (Array.isArray(value) ? value : [value]))
-  @IsString({ each: true })
-  @MaxLength(100, { each: true })
-  @ArrayMaxSize(20)
-  tag?: string[];
-
-  @ApiPropertyOptional({ description: 'Case-insensitive substring of the name or description' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  q?: string;
-
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'Opaque cursor from a previous page (next_cursor)' })
-  @IsOptional()
-  @IsString()
-  @Matches(/^[A-Za-z0-9_-]{1,512}$/, { message: 'cursor must be a next_cursor returned by this API' })
-  cursor?: string;
+export function parseListSkillsQuery(raw: unknown): ListSkillsQuery {
+  const parsed = listSkillsQuery.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const errors = parsed.error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: key, message: `unknown query parameter '${key}'` }))
+      : [{ field: issue.path.join('.') || 'query', message: issue.message }],
+  );
+  throw new RequestInvalid(`Query is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
 }
