@@ -1,0 +1,44 @@
+import { ConfigError, loadConfig } from './app-config.js';
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/skill_registry',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PORT: 3000,
+      SKILL_PATHS: ['./skills'],
+      ADMIN_TOKENS: [],
+      AGENT_TOKENS: [],
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('splits SKILL_PATHS on ":" and names token identities', () => {
+    const config = loadConfig({ SKILL_PATHS: './skills:/opt/skills', ADMIN_TOKENS: 'alice=secret-token-1, anonymous-token-2' });
+    expect(config.SKILL_PATHS).toEqual(['./skills', '/opt/skills']);
+    expect(config.ADMIN_TOKENS.map((t) => t.identity)).toEqual(['alice', expect.stringMatching(/^admin-[0-9a-f]{8}$/)]);
+    expect(JSON.stringify(config.ADMIN_TOKENS)).not.toContain('secret-token-1');
+  });
+
+  it.each([
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/x' }],
+    ['REDIS_URL', { REDIS_URL: 'localhost:6379' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['ADMIN_TOKENS', { ADMIN_TOKENS: 'short' }],
+  ])('refuses a malformed %s, naming it', (variable, env) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`${variable}:`));
+  });
+
+  it('reports every bad variable at once', () => {
+    try {
+      loadConfig({ PORT: 'x', LOG_LEVEL: 'y' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect((error as ConfigError).problems.map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT']);
+    }
+  });
+});
