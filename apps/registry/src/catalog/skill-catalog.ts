@@ -31,6 +31,8 @@ export class SkillCatalog implements OnApplicationShutdown {
   private readonly logger = new Logger(SkillCatalog.name);
   private skills = new Map<string, SkillRecord>();
   private sortedNames: string[] = [];
+  private ordered: { skill: SkillRecord; current: SkillVersionRecord }[] = [];
+  private changes = 0;
   private pendingReloads = new Map<string, Promise<void>>();
   private stopped = false;
 
@@ -49,6 +51,20 @@ export class SkillCatalog implements OnApplicationShutdown {
     const all = await this.repository.loadAll();
     this.skills = new Map(all.map((skill) => [skill.name, skill]));
     this.sortedNames = all.map((skill) => skill.name);
+    this.reindex();
+  }
+
+  /** Increases on every change to the catalog; lets callers cache derived views. */
+  get generation(): number {
+    return this.changes;
+  }
+
+  private reindex(): void {
+    this.ordered = this.sortedNames.map((name) => {
+      const skill = this.skills.get(name) as SkillRecord;
+      return { skill, current: currentVersion(skill) };
+    });
+    this.changes++;
   }
 
   /** Re-reads one skill from the database; concurrent calls for one name share a read. */
@@ -63,6 +79,7 @@ export class SkillCatalog implements OnApplicationShutdown {
         if (skill) this.skills.set(name, skill);
         else this.skills.delete(name);
         if (existed !== Boolean(skill)) this.sortedNames = [...this.skills.keys()].sort();
+        this.reindex();
       })
       .catch((error: Error) => this.logger.warn(`could not reload skill ${name}: ${error.message}`))
       .finally(() => this.pendingReloads.delete(name));
@@ -75,7 +92,7 @@ export class SkillCatalog implements OnApplicationShutdown {
   }
 
   all(): SkillRecord[] {
-    return this.sortedNames.map((name) => this.skills.get(name) as SkillRecord);
+    return this.ordered.map((entry) => entry.skill);
   }
 
   get size(): number {
@@ -92,15 +109,15 @@ export class SkillCatalog implements OnApplicationShutdown {
       start = lowerBound(this.sortedNames, after);
       if (this.sortedNames[start] === after) start++;
     }
-    for (let i = start; i < this.sortedNames.length; i++) {
-      const skill = this.skills.get(this.sortedNames[i] as string) as SkillRecord;
-      const current = currentVersion(skill);
+    for (let i = start; i < this.ordered.length; i++) {
+      const entry = this.ordered[i] as { skill: SkillRecord; current: SkillVersionRecord };
+      const { skill, current } = entry;
       if (!matches(skill, current, filter, q)) continue;
       if (items.length === filter.limit) {
         const last = items[items.length - 1] as { skill: SkillRecord };
         return { items, nextCursor: encodeCursor(last.skill.name) };
       }
-      items.push({ skill, current });
+      items.push(entry);
     }
     return { items, nextCursor: null };
   }

@@ -8,10 +8,14 @@ import { presentListItem, presentSkill } from './skill.presenter.js';
  * mutated) when a skill changes, so a WeakMap keyed by the record can never serve stale JSON.
  * This keeps the hot read paths at a string concatenation instead of a JSON.stringify per request.
  */
+const MAX_CACHED_PAGES = 512;
+
 @Injectable()
 export class SkillJsonCache {
   private readonly listItems = new WeakMap<SkillRecord, string>();
   private readonly skills = new WeakMap<SkillRecord, string>();
+  private readonly pages = new Map<string, string>();
+  private pagesGeneration = -1;
 
   listItem(skill: SkillRecord): string {
     let json = this.listItems.get(skill);
@@ -27,6 +31,24 @@ export class SkillJsonCache {
     if (json === undefined) {
       json = JSON.stringify(presentSkill(skill, currentVersion(skill)));
       this.skills.set(skill, json);
+    }
+    return json;
+  }
+
+  /**
+   * A page body remembered for repeated identical queries until the catalog changes (`generation`).
+   * Bounded: the oldest entries go first.
+   */
+  cachedPage(generation: number, key: string, build: () => string): string {
+    if (generation !== this.pagesGeneration) {
+      this.pages.clear();
+      this.pagesGeneration = generation;
+    }
+    let json = this.pages.get(key);
+    if (json === undefined) {
+      json = build();
+      if (this.pages.size >= MAX_CACHED_PAGES) this.pages.delete(this.pages.keys().next().value as string);
+      this.pages.set(key, json);
     }
     return json;
   }

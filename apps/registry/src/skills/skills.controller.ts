@@ -32,21 +32,23 @@ export class SkillsController {
   @ApiQuery({ name: 'cursor', required: false, description: 'next_cursor of the previous page' })
   list(@Query() rawQuery: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): string {
     const query = parseListSkillsQuery(rawQuery);
-    const page = this.catalog.list({
-      domain: query.domain,
-      agent: query.agent,
-      phase: query.phase,
-      status: query.status,
-      tags: query.tag,
-      q: query.q,
-      limit: query.limit,
-      cursor: query.cursor,
-    });
     reply.type('application/json; charset=utf-8');
-    return this.json.page(
-      page.items.map(({ skill }) => skill),
-      page.nextCursor,
-    );
+    return this.json.cachedPage(this.catalog.generation, JSON.stringify(query), () => {
+      const page = this.catalog.list({
+        domain: query.domain,
+        agent: query.agent,
+        phase: query.phase,
+        status: query.status,
+        tags: query.tag,
+        q: query.q,
+        limit: query.limit,
+        cursor: query.cursor,
+      });
+      return this.json.page(
+        page.items.map(({ skill }) => skill),
+        page.nextCursor,
+      );
+    });
   }
 
   @Get(':name')
