@@ -9,4 +9,4 @@ npm run --silent build
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
-NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning" npx jest --runInBand=false "$@"
+NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning" npx jest "$@"
