@@ -1,0 +1,49 @@
+/** Lifecycle states as the ranking sees them (same names as the registry's). */
+export type SearchStatus = 'DRAFT' | 'REGISTERED' | 'ACTIVE' | 'DEPRECATED' | 'ARCHIVED';
+
+/** What the index knows of one skill (its current version). */
+export interface SearchDocument {
+  /** The skill name; unique in the index. */
+  id: string;
+  name: string;
+  description: string;
+  tags: readonly string[];
+  domain: string;
+  agent: string;
+  /** Ids of the tools the skill requires, e.g. `calculix.run_fea`. */
+  toolIds: readonly string[];
+  status: SearchStatus;
+  phase: number;
+}
+
+/** The searchable fields, in the order their contributions are summed and reported. */
+export const SEARCH_FIELDS = ['name', 'tags', 'domain', 'agent', 'description', 'tool_ids'] as const;
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+
+/** Field weights (issue 5 §3, after seed 004): a name hit is worth 2.5× a description hit. */
+export const FIELD_WEIGHTS: Readonly<Record<SearchField, number>> = {
+  name: 5,
+  tags: 3,
+  domain: 3,
+  agent: 3,
+  description: 2,
+  tool_ids: 2,
+};
+
+/** The text of one field of a document. */
+export function fieldText(document: SearchDocument, field: SearchField): string {
+  switch (field) {
+    case 'name':
+      return document.name;
+    case 'tags':
+      return document.tags.join(' ');
+    case 'domain':
+      return document.domain;
+    case 'agent':
+      return document.agent;
+    case 'description':
+      return document.description;
+    case 'tool_ids':
+      return document.toolIds.join(' ');
+  }
+}
