@@ -4,9 +4,11 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { CoreModule } from './core.module.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
+import { ExecutionsModule } from './executions/executions.module.js';
 import { HealthModule } from './health/health.module.js';
 import { AdminModule } from './lifecycle/admin.module.js';
 import { BaselineController } from './bench/baseline.controller.js';
+import { SearchModule } from './search/search.module.js';
 import { SkillsModule } from './skills/skills.module.js';
 
 @Module({})
@@ -26,7 +28,9 @@ export class RegistryModule {
         CatalogModule,
         DiscoveryModule,
         SkillsModule,
+        SearchModule,
         AdminModule,
+        ExecutionsModule,
         HealthModule,
       ],
       controllers: config.BENCH_BASELINE_ROUTE ? [BaselineController] : [],
