@@ -40,19 +40,19 @@ describe('offline migrator', () => {
     await ensureDatabase(url);
     const runs = await Promise.all([applyMigrations(url, migrationsDir()), applyMigrations(url, migrationsDir())]);
     const appliedTotal = runs.flatMap((run) => run.applied);
-    expect(appliedTotal).toEqual(['20261129000000_init']);
+    expect(appliedTotal).toEqual(['20261129000000_init', '20261129010000_executions']);
     const again = await applyMigrations(url, migrationsDir());
-    expect(again).toEqual({ applied: [], alreadyApplied: ['20261129000000_init'] });
+    expect(again).toEqual({ applied: [], alreadyApplied: ['20261129000000_init', '20261129010000_executions'] });
 
     const client = await connect(url);
     try {
       const rows = await client.query(`SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations"`);
-      expect(rows.rows).toHaveLength(1);
+      expect(rows.rows).toHaveLength(2);
       expect(rows.rows[0].checksum).toMatch(/^[0-9a-f]{64}$/);
       expect(rows.rows[0].finished_at).toBeInstanceOf(Date);
       expect(rows.rows[0].applied_steps_count).toBe(1);
       const tables = await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
-      expect(tables.rows.map((r) => r.tablename)).toEqual(['_prisma_migrations', 'lifecycle_events', 'skill_versions', 'skills']);
+      expect(tables.rows.map((r) => r.tablename)).toEqual(['_prisma_migrations', 'executions', 'lifecycle_events', 'skill_versions', 'skills']);
       expect(await unappliedMigrations(rows.rows.map((r) => r.migration_name), migrationsDir())).toEqual([]);
     } finally {
       await client.end();
@@ -84,7 +84,7 @@ describe('offline migrator', () => {
     const client = await connect(url);
     try {
       const names = await client.query(`SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name`);
-      expect(names.rows.map((r) => r.migration_name)).toEqual(['20261129000000_init']);
+      expect(names.rows.map((r) => r.migration_name)).toEqual(['20261129000000_init', '20261129010000_executions']);
       expect((await client.query(`SELECT to_regclass('half_done') AS t`)).rows[0].t).toBeNull();
     } finally {
       await client.end();

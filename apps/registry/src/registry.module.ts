@@ -4,6 +4,7 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { CoreModule } from './core.module.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
+import { ExecutionsModule } from './executions/executions.module.js';
 import { HealthModule } from './health/health.module.js';
 import { AdminModule } from './lifecycle/admin.module.js';
 import { BaselineController } from './bench/baseline.controller.js';
@@ -29,6 +30,7 @@ export class RegistryModule {
         SkillsModule,
         SearchModule,
         AdminModule,
+        ExecutionsModule,
         HealthModule,
       ],
       controllers: config.BENCH_BASELINE_ROUTE ? [BaselineController] : [],

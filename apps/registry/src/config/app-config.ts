@@ -39,6 +39,8 @@ const port = z.coerce.number().int().min(0).max(65535);
 export const configSchema = z.object({
   DATABASE_URL: postgresUrl.default('postgresql://postgres@127.0.0.1:5432/skill_registry'),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key (queue, event streams, channels); the executor must use the same. */
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('skill-registry'),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: port.default(3000),
   SKILL_PATHS: z

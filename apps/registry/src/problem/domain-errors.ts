@@ -90,3 +90,61 @@ export class ConcurrentModification extends DomainError {
     super(`Skill '${name}' ${version} was changed by another request; retry`, { name, version });
   }
 }
+
+export class SkillNotExecutable extends DomainError {
+  readonly code = 'SKILL_NOT_EXECUTABLE';
+  constructor(name: string, version: string, status: string) {
+    const why: Record<string, string> = {
+      DRAFT: 'its package failed validation',
+      REGISTERED: 'it has not been promoted to ACTIVE yet',
+      ARCHIVED: 'its package was removed from disk',
+    };
+    super(`Skill '${name}' ${version} is ${status} and cannot be executed: ${why[status] ?? 'not executable'}`, {
+      name,
+      version,
+      current_status: status,
+    });
+  }
+}
+
+export class InputInvalid extends DomainError {
+  readonly code = 'INPUT_INVALID';
+  constructor(
+    name: string,
+    version: string,
+    readonly violations: { pointer: string; message: string }[],
+  ) {
+    super(`Input does not match the input schema of '${name}' ${version}`, { name, version, errors: violations });
+  }
+}
+
+export class IdempotencyKeyReused extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  constructor(key: string, executionId: string) {
+    super(`Idempotency-Key '${key}' was already used for a different request (execution ${executionId})`, {
+      idempotency_key: key,
+      execution_id: executionId,
+    });
+  }
+}
+
+export class QueueUnavailable extends DomainError {
+  readonly code = 'QUEUE_UNAVAILABLE';
+  constructor(reason: string) {
+    super(`Executions cannot be accepted right now: the queue (Redis) is unavailable (${reason}); retry shortly`, {});
+  }
+}
+
+export class ExecutionNotFound extends DomainError {
+  readonly code = 'EXECUTION_NOT_FOUND';
+  constructor(id: string) {
+    super(`No execution with id '${id}'`, { id });
+  }
+}
+
+export class ExecutionFinished extends DomainError {
+  readonly code = 'EXECUTION_FINISHED';
+  constructor(id: string, status: string) {
+    super(`Execution '${id}' already finished (${status}); it cannot be cancelled`, { id, current_status: status });
+  }
+}

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { CursorInvalid } from '../../../../libs/contracts/src/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
-import { DomainError, RequestInvalid } from './domain-errors.js';
+import { DomainError, InputInvalid, RequestInvalid } from './domain-errors.js';
 
 /** An RFC 9457 problem details body, with the registry's stable `code`. */
 export interface ProblemDetails {
@@ -24,6 +24,12 @@ const STATUS_BY_CODE: Record<string, number> = {
   CONCURRENT_MODIFICATION: 409,
   PATH_OUTSIDE_SKILL_PATHS: 400,
   VALIDATION_FAILED: 400,
+  SKILL_NOT_EXECUTABLE: 409,
+  INPUT_INVALID: 422,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  QUEUE_UNAVAILABLE: 503,
+  EXECUTION_NOT_FOUND: 404,
+  EXECUTION_FINISHED: 409,
 };
 
 const TITLES: Record<number, string> = {
@@ -65,6 +71,7 @@ export function problem(status: number, code: string, detail: string, extensions
 /** Maps any error to problem details; `null` means "unexpected: log it and answer 500". */
 export function toProblem(error: unknown): ProblemDetails | null {
   if (error instanceof RequestInvalid) return problem(400, error.code, error.message, { errors: error.errors });
+  if (error instanceof InputInvalid) return problem(422, error.code, error.message, { errors: error.violations });
   if (error instanceof DomainError) return problem(STATUS_BY_CODE[error.code] ?? 400, error.code, error.message, error.details);
   if (error instanceof Unauthenticated) return problem(401, error.code, error.message);
   if (error instanceof Forbidden) return problem(403, error.code, error.message);

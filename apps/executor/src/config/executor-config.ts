@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const executorConfigSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL')
+    .default('postgresql://postgres@127.0.0.1:5432/skill_registry'),
+  REDIS_URL: z
+    .string()
+    .refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), 'must be a redis:// URL')
+    .default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key (queue, event streams, channels); one per deployment or test. */
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('skill-registry'),
+  EXECUTOR_CONCURRENCY: positiveInt(1, 256).default(4),
+  /** On SIGTERM: how long running executions may take to finish before the process exits. */
+  SHUTDOWN_GRACE_SECONDS: positiveInt(0, 3600).default(30),
+  /** After a cancellation, how long a handler may take to return before its thread is stopped. */
+  CANCEL_GRACE_MS: positiveInt(0, 60_000).default(1000),
+  /** BullMQ job lock; a worker that dies loses its jobs after this long. */
+  LOCK_DURATION_MS: positiveInt(1000, 600_000).default(15_000),
+  STALLED_INTERVAL_MS: positiveInt(1000, 600_000).default(10_000),
+  HEARTBEAT_MS: positiveInt(100, 60_000).default(2000),
+  RECONCILE_INTERVAL_MS: positiveInt(500, 600_000).default(10_000),
+  RETRY_BASE_MS: positiveInt(1, 600_000).default(500),
+  RETRY_MAX_MS: positiveInt(1, 3_600_000).default(30_000),
+  /** Old-generation heap limit of each sandbox thread. */
+  SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
+  TOOL_ADAPTERS: z.string().default(''),
+  TOOLS_DISABLED: z.string().default(''),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Health endpoint of the executor (GET /healthz, /readyz). */
+  EXECUTOR_PORT: port.default(3100),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type ExecutorConfig = z.output<typeof executorConfigSchema>;
+export const EXECUTOR_CONFIG = Symbol('EXECUTOR_CONFIG');
+
+export class ExecutorConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ExecutorConfigError';
+  }
+}
+
+export function loadExecutorConfig(env: Record<string, string | undefined> = process.env): ExecutorConfig {
+  const parsed = executorConfigSchema.safeParse(env);
+  if (!parsed.success) throw new ExecutorConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  return parsed.data;
+}

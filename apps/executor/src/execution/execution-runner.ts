@@ -1,0 +1,206 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { McpBridge } from '@skill-registry/sdk';
+import { JsonSchemaValidator } from '../../../../libs/contracts/src/index.js';
+import {
+  ExecutionEventLog,
+  type ExecutableVersion,
+  type ExecutionError,
+  type ExecutionEvent,
+  type ExecutionRecord,
+  ExecutionsRepository,
+  isRetryable,
+  isTerminal,
+  retryDelayMs,
+} from '../../../../libs/executions/src/index.js';
+import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
+import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
+import { withToolEvents } from './tool-events.js';
+
+export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
+
+/** Thrown to BullMQ when an attempt failed and another one is due after `delayMs`. */
+export class RetryLater extends Error {
+  constructor(readonly delayMs: number) {
+    super(`retry in ${delayMs} ms`);
+    this.name = 'RetryLater';
+  }
+}
+
+/**
+ * Runs one attempt of an execution: preconditions → handler (isolated, hard timeout) → output
+ * validation, and decides between success, retry and failure. The database row is the truth;
+ * BullMQ only carries the id and schedules retries.
+ */
+@Injectable()
+export class ExecutionRunner {
+  private readonly logger = new Logger(ExecutionRunner.name);
+  private readonly validator = new JsonSchemaValidator();
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(
+    private readonly executions: ExecutionsRepository,
+    private readonly events: ExecutionEventLog,
+    private readonly sandbox: SandboxPool,
+    private readonly hooks: HookRunner,
+    @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
+    @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
+  ) {}
+
+  runningIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Aborts a running execution of this process; false when it does not run here. */
+  cancelLocal(executionId: string): boolean {
+    const controller = this.running.get(executionId);
+    if (!controller) return false;
+    controller.abort();
+    return true;
+  }
+
+  /** One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt. */
+  async run(executionId: string): Promise<void> {
+    const found = await this.executions.findForRun(executionId);
+    if (!found) {
+      this.logger.warn(`job for unknown execution ${executionId} ignored`);
+      return;
+    }
+    const { version } = found;
+    let execution: ExecutionRecord | null = found.execution;
+    if (isTerminal(execution.status)) return;
+    if (execution.cancelRequestedAt) {
+      await this.conclude(executionId, 'CANCELLED', {}, { type: 'cancelled', at: now(), reason: 'cancelled before it started' });
+      return;
+    }
+
+    execution = await this.executions.startAttempt(executionId);
+    if (!execution) {
+      const current = await this.executions.findById(executionId);
+      if (!current || isTerminal(current.status)) return;
+      if (!current.attemptRunning) return;
+      // The previous attempt was marked running and its worker is gone (crash, kill -9, lost lock).
+      const lost: ExecutionError = {
+        code: 'WORKER_LOST',
+        message: `The worker running attempt ${current.attempts} stopped before it finished`,
+        details: { attempt: current.attempts },
+      };
+      if (!version.idempotent || current.attempts >= current.maxAttempts) {
+        await this.conclude(executionId, 'FAILED', { error: lost }, { type: 'failed', at: now(), attempt: current.attempts, error: lost });
+        return;
+      }
+      await this.executions.releaseLostAttempt(executionId, lost);
+      await this.emit(executionId, { type: 'attempt_failed', at: now(), attempt: current.attempts, error: lost, next_delay_ms: 0 });
+      execution = await this.executions.startAttempt(executionId);
+      if (!execution) return;
+    }
+
+    await this.emit(executionId, { type: 'started', at: now(), attempt: execution.attempts });
+    const outcome = await this.attempt(execution, version);
+    if (outcome.ok) {
+      await this.conclude(
+        executionId,
+        'SUCCEEDED',
+        { output: outcome.output },
+        { type: 'succeeded', at: now(), attempt: execution.attempts, duration_ms: 0 },
+      );
+      return;
+    }
+    const error = outcome.error;
+    await this.hooks.onError({ execution, attempt: execution.attempts, error });
+    if (error.code === 'CANCELLED') {
+      await this.conclude(executionId, 'CANCELLED', { error }, { type: 'cancelled', at: now(), reason: error.message });
+      return;
+    }
+    if (isRetryable(error, version.idempotent) && execution.attempts < execution.maxAttempts) {
+      const delay = retryDelayMs(execution.attempts + 1, this.config.RETRY_BASE_MS, this.config.RETRY_MAX_MS);
+      if (await this.executions.endAttemptForRetry(executionId, error)) {
+        await this.emit(executionId, { type: 'attempt_failed', at: now(), attempt: execution.attempts, error, next_delay_ms: delay });
+        throw new RetryLater(delay);
+      }
+      return;
+    }
+    await this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: execution.attempts, error });
+  }
+
+  private async attempt(
+    execution: ExecutionRecord,
+    version: ExecutableVersion,
+  ): Promise<{ ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError }> {
+    const controller = new AbortController();
+    this.running.set(execution.id, controller);
+    try {
+      await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
+      const missing = await this.missingTools(version);
+      if (missing.length > 0) {
+        return {
+          ok: false,
+          error: { code: 'PRECONDITION_FAILED', message: `Required tools are not available: ${missing.join(', ')}`, details: { tools: missing } },
+        };
+      }
+      const bridge = withToolEvents(this.bridge, (event) => void this.emit(execution.id, event));
+      const outcome = await this.sandbox.run(
+        {
+          executionId: execution.id,
+          sessionId: execution.sessionId,
+          branch: 'main',
+          packagePath: version.packagePath,
+          contentHash: version.contentHash,
+          skillName: version.name,
+          inputSchemaRef: version.inputSchemaRef,
+          outputSchemaRef: version.outputSchemaRef,
+          input: execution.input,
+        },
+        {
+          timeoutMs: version.timeoutSeconds * 1000,
+          signal: controller.signal,
+          bridge,
+          onLog: (level, message, fields) => this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`),
+        },
+      );
+      if (!outcome.ok) return outcome;
+      // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
+      const violations = version.outputSchema ? this.validator.validate(version.outputSchema, outcome.output) : [];
+      if (violations.length > 0) {
+        return { ok: false, error: { code: 'OUTPUT_INVALID', message: 'The handler output does not match the output schema', details: { errors: violations } } };
+      }
+      await this.hooks.afterExecute({ execution, attempt: execution.attempts, output: outcome.output });
+      return outcome;
+    } catch (error) {
+      if (error instanceof HookRefused) return { ok: false, error: error.error };
+      return { ok: false, error: { code: 'HANDLER_ERROR', message: (error as Error).message, details: {} } };
+    } finally {
+      this.running.delete(execution.id);
+    }
+  }
+
+  private async missingTools(version: ExecutableVersion): Promise<string[]> {
+    const required = version.toolsRequired.filter((tool) => tool.required !== false).map((tool) => tool.tool_id);
+    const availability = await Promise.all(required.map((toolId) => this.bridge.isAvailable(toolId).catch(() => false)));
+    return required.filter((_, index) => !availability[index]);
+  }
+
+  private async conclude(
+    executionId: string,
+    status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED',
+    result: { output?: Record<string, unknown>; error?: ExecutionError },
+    event: ExecutionEvent,
+  ): Promise<void> {
+    const finished = await this.executions.finish(executionId, status, result);
+    if (!finished) return; // someone else (a cancellation) decided first
+    if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
+    await this.emit(executionId, event);
+  }
+
+  private async emit(executionId: string, event: ExecutionEvent): Promise<void> {
+    try {
+      await this.events.append(executionId, event);
+    } catch (error) {
+      this.logger.warn(`could not publish ${event.type} of ${executionId}: ${(error as Error).message}`);
+    }
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,123 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  EXECUTION_JOB,
+  EXECUTION_QUEUE,
+  ExecutionsRepository,
+  cancelChannel,
+  executionJobOptions,
+  type ExecutionJob,
+} from '../../../../libs/executions/src/index.js';
+import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
+import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { ExecutionRunner, RetryLater } from './execution-runner.js';
+
+/**
+ * Hosts the BullMQ worker, the heartbeat of running executions, the cancellation listener and the
+ * reconciler that makes sure no execution stays QUEUED or RUNNING forever.
+ */
+@Injectable()
+export class ExecutionWorker implements OnApplicationShutdown {
+  private readonly logger = new Logger(ExecutionWorker.name);
+  private worker: Worker<ExecutionJob> | null = null;
+  private queue: Queue<ExecutionJob> | null = null;
+  private subscriber: Redis | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private stopping = false;
+
+  constructor(
+    @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
+    private readonly runner: ExecutionRunner,
+    private readonly executions: ExecutionsRepository,
+    private readonly sandbox: SandboxPool,
+  ) {}
+
+  /** Starts consuming; called once the application is fully initialised. */
+  async start(): Promise<void> {
+    const connection = { url: this.config.REDIS_URL, maxRetriesPerRequest: null };
+    this.queue = new Queue<ExecutionJob>(EXECUTION_QUEUE, { connection: new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: null }), prefix: this.config.QUEUE_PREFIX });
+    this.queue.on('error', (error) => this.logger.warn(`queue: ${error.message}`));
+    await this.sandbox.warm(Math.min(2, this.config.EXECUTOR_CONCURRENCY));
+    this.worker = new Worker<ExecutionJob>(EXECUTION_QUEUE, (job) => this.process(job), {
+      connection: new Redis(connection.url, { maxRetriesPerRequest: null }),
+      prefix: this.config.QUEUE_PREFIX,
+      concurrency: this.config.EXECUTOR_CONCURRENCY,
+      autorun: false,
+      lockDuration: this.config.LOCK_DURATION_MS,
+      stalledInterval: this.config.STALLED_INTERVAL_MS,
+      maxStalledCount: 3,
+      settings: { backoffStrategy: (_attempts, _type, error) => (error instanceof RetryLater ? error.delayMs : 1000) },
+    });
+    this.worker.on('error', (error) => this.logger.warn(`worker: ${error.message}`));
+    this.worker.on('failed', (job, error) => {
+      if (job && !(error instanceof RetryLater)) this.logger.warn(`job ${job.id} failed in BullMQ: ${error.message}`);
+    });
+
+    this.subscriber = new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: null });
+    this.subscriber.on('error', () => undefined);
+    this.subscriber.on('message', (_channel, executionId: string) => {
+      if (this.runner.cancelLocal(executionId)) this.logger.log(`cancelling ${executionId}`);
+    });
+    await this.subscriber.subscribe(cancelChannel(this.config.QUEUE_PREFIX));
+
+    this.timers.push(setInterval(() => void this.heartbeat(), this.config.HEARTBEAT_MS));
+    this.timers.push(setInterval(() => void this.reconcile(), this.config.RECONCILE_INTERVAL_MS));
+    void this.worker.run();
+    this.logger.log(`consuming ${this.config.QUEUE_PREFIX}:${EXECUTION_QUEUE} with concurrency ${this.config.EXECUTOR_CONCURRENCY}`);
+  }
+
+  private async process(job: Job<ExecutionJob>): Promise<void> {
+    const executionId = job.data?.executionId;
+    if (typeof executionId !== 'string') throw new UnrecoverableError('job carries no executionId');
+    await this.runner.run(executionId);
+  }
+
+  private async heartbeat(): Promise<void> {
+    try {
+      await this.executions.heartbeat(this.runner.runningIds());
+    } catch (error) {
+      this.logger.warn(`heartbeat failed: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Safety net for what BullMQ cannot see: executions whose job vanished (Redis restarted without
+   * persistence, job failed after too many stalls) are enqueued again; BullMQ deduplicates by job id
+   * and the runner decides from the database (a lost non-idempotent attempt fails as WORKER_LOST).
+   */
+  async reconcile(): Promise<void> {
+    if (!this.queue || this.stopping) return;
+    try {
+      const stale = await this.executions.findStale(this.config.HEARTBEAT_MS * 5 + this.config.LOCK_DURATION_MS);
+      const queued = await this.executions.findQueuedOlderThan(Math.max(5000, this.config.RETRY_MAX_MS + 5000));
+      for (const execution of [...stale, ...queued]) {
+        const job = await this.queue.getJob(execution.id);
+        const state = job ? await job.getState() : 'missing';
+        if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') continue;
+        if (job) await job.remove().catch(() => undefined);
+        await this.queue.add(EXECUTION_JOB, { executionId: execution.id }, executionJobOptions(execution.id));
+        this.logger.warn(`re-enqueued ${execution.status} execution ${execution.id} (job was ${state})`);
+      }
+    } catch (error) {
+      this.logger.warn(`reconcile failed: ${(error as Error).message}`);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.timers) clearInterval(timer);
+    if (this.worker) {
+      // Stop taking jobs; let running ones finish within the grace period.
+      const graceful = this.worker.close();
+      const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.config.SHUTDOWN_GRACE_SECONDS * 1000).unref());
+      if ((await Promise.race([graceful.then(() => 'closed' as const), grace])) === 'timeout') {
+        this.logger.warn(`grace period over with ${this.runner.runningIds().length} execution(s) running; stopping them`);
+        await this.worker.close(true);
+      }
+    }
+    await this.sandbox.close();
+    await this.subscriber?.quit().catch(() => undefined);
+    await this.queue?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,66 @@
+import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { ExecutionEventLog, ExecutionsRepository } from '../../../libs/executions/src/index.js';
+import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
+import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
+import { ExecutionWorker } from './execution/execution-worker.js';
+import { createToolBridge } from './execution/tool-bridge.js';
+import { EXECUTION_HOOKS, type ExecutionHook } from './hooks/execution-hook.js';
+import { HookRunner } from './hooks/hook-runner.js';
+import { ExecutorHealthController } from './health/executor-health.controller.js';
+import { SandboxPool } from './sandbox/sandbox-pool.js';
+
+const PG_POOL = Symbol('PG_POOL');
+const EVENTS_REDIS = Symbol('EVENTS_REDIS');
+
+export interface ExecutorModuleOptions {
+  config: ExecutorConfig;
+  /** Execution hooks (Nest providers implementing ExecutionHook), run by priority. */
+  hooks?: Type<ExecutionHook>[];
+}
+
+@Module({})
+export class ExecutorModule {
+  static forRoot({ config, hooks = [] }: ExecutorModuleOptions): DynamicModule {
+    const providers: Provider[] = [
+      { provide: EXECUTOR_CONFIG, useValue: config },
+      { provide: PG_POOL, useFactory: () => new pg.Pool({ connectionString: config.DATABASE_URL, max: Math.max(4, config.EXECUTOR_CONCURRENCY + 2) }) },
+      { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [PG_POOL] },
+      { provide: EVENTS_REDIS, useFactory: () => new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 }) },
+      { provide: ExecutionEventLog, useFactory: (redis: Redis) => new ExecutionEventLog(redis, config.QUEUE_PREFIX), inject: [EVENTS_REDIS] },
+      {
+        provide: SandboxPool,
+        useFactory: () =>
+          new SandboxPool(new URL('./sandbox/sandbox-thread.js', import.meta.url), {
+            maxThreads: config.EXECUTOR_CONCURRENCY,
+            cancelGraceMs: config.CANCEL_GRACE_MS,
+            resourceLimits: { maxOldGenerationSizeMb: config.SANDBOX_MEMORY_MB },
+          }),
+      },
+      { provide: TOOL_BRIDGE, useFactory: () => createToolBridge(config) },
+      ...hooks,
+      { provide: EXECUTION_HOOKS, useFactory: (...instances: ExecutionHook[]) => instances, inject: hooks },
+      HookRunner,
+      ExecutionRunner,
+      ExecutionWorker,
+      {
+        provide: 'EXECUTOR_RESOURCES',
+        useFactory: (pool: pg.Pool, redis: Redis) => ({
+          async onApplicationShutdown() {
+            await pool.end().catch(() => undefined);
+            redis.disconnect();
+          },
+        }),
+        inject: [PG_POOL, EVENTS_REDIS],
+      },
+    ];
+    return {
+      module: ExecutorModule,
+      imports: [LoggerModule.forRoot({ pinoHttp: { level: config.LOG_LEVEL, autoLogging: false } })],
+      controllers: [ExecutorHealthController],
+      providers: [...providers, { provide: 'PG_POOL_HEALTH', useExisting: PG_POOL }, { provide: 'EVENTS_REDIS_HEALTH', useExisting: EVENTS_REDIS }],
+    };
+  }
+}

@@ -1,0 +1,192 @@
+import { Worker } from 'node:worker_threads';
+import type { McpBridge } from '@skill-registry/sdk';
+import type { ExecutionError } from '../../../../libs/executions/src/index.js';
+import type { RunRequest, ToParent, ToThread } from './sandbox-protocol.js';
+
+export interface SandboxRunOptions {
+  /** Hard limit: the thread is terminated when it passes, even if the handler never yields. */
+  timeoutMs: number;
+  /** Cancellation: the handler's signal fires, and after `cancelGraceMs` the thread is terminated. */
+  signal: AbortSignal;
+  bridge: McpBridge;
+  onLog?: (level: string, message: string, fields: Record<string, unknown>) => void;
+}
+
+export type SandboxOutcome = { ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError };
+
+interface SandboxThread {
+  worker: Worker;
+  ready: Promise<void>;
+  busy: boolean;
+}
+
+/** The environment a sandbox thread sees: no database, Redis or token variables. */
+export function minimalEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const keep = ['PATH', 'HOME', 'LANG', 'TZ', 'NODE_ENV', 'TMPDIR'];
+  return Object.fromEntries(keep.flatMap((key) => (source[key] !== undefined ? [[key, source[key] as string]] : [])));
+}
+
+/**
+ * A pool of worker threads that run skill handlers. A thread that overruns its timeout or ignores a
+ * cancellation is terminated and replaced; the pool keeps serving other runs.
+ */
+export class SandboxPool {
+  private readonly idle: SandboxThread[] = [];
+  private readonly all = new Set<SandboxThread>();
+  private nextRunId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly threadEntry: URL,
+    private readonly options: { maxThreads: number; cancelGraceMs: number; resourceLimits?: { maxOldGenerationSizeMb?: number } },
+  ) {}
+
+  /** Starts `count` threads ahead of time so the first runs do not pay the start-up. */
+  async warm(count = this.options.maxThreads): Promise<void> {
+    const threads = Array.from({ length: Math.min(count, this.options.maxThreads) }, () => this.spawn());
+    await Promise.all(threads.map((thread) => thread.ready));
+    this.idle.push(...threads);
+  }
+
+  get size(): number {
+    return this.all.size;
+  }
+
+  async run(request: Omit<RunRequest, 'type' | 'runId'>, options: SandboxRunOptions): Promise<SandboxOutcome> {
+    const thread = this.acquire();
+    await thread.ready;
+    const runId = this.nextRunId++;
+    return new Promise<SandboxOutcome>((resolve) => {
+      let settled = false;
+      let graceTimer: NodeJS.Timeout | undefined;
+      const finish = (outcome: SandboxOutcome, terminate: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearTimeout(graceTimer);
+        options.signal.removeEventListener('abort', onAbort);
+        thread.worker.off('message', onMessage);
+        thread.worker.off('exit', onExit);
+        if (terminate) this.discard(thread);
+        else this.release(thread);
+        resolve(outcome);
+      };
+      const timer = setTimeout(
+        () =>
+          finish(
+            {
+              ok: false,
+              error: {
+                code: 'HANDLER_TIMEOUT',
+                message: `The handler did not finish within ${options.timeoutMs} ms and was stopped`,
+                details: { timeout_ms: options.timeoutMs },
+              },
+            },
+            true,
+          ),
+        options.timeoutMs,
+      );
+      const onAbort = () => {
+        thread.worker.postMessage({ type: 'abort', runId } satisfies ToThread);
+        graceTimer = setTimeout(
+          () => finish({ ok: false, error: { code: 'CANCELLED', message: 'Execution cancelled; the handler was stopped', details: {} } }, true),
+          this.options.cancelGraceMs,
+        );
+      };
+      const onExit = (code: number) =>
+        finish({ ok: false, error: { code: 'HANDLER_ERROR', message: `The sandbox thread exited (code ${code})`, details: {} } }, true);
+      const onMessage = (message: ToParent) => {
+        if (!('runId' in message) || message.runId !== runId) return;
+        if (message.type === 'result') {
+          if (message.outcome === 'ok') finish({ ok: true, output: message.output }, false);
+          else finish({ ok: false, error: options.signal.aborted ? cancelledFrom(message.error) : message.error }, false);
+        } else if (message.type === 'log') {
+          options.onLog?.(message.level, message.message, message.fields);
+        } else if (message.type === 'tool_call') {
+          void callTool(options, message.op, message.args).then((reply) =>
+            thread.worker.postMessage({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToThread),
+          );
+        }
+      };
+      thread.worker.on('message', onMessage);
+      thread.worker.on('exit', onExit);
+      if (options.signal.aborted) onAbort();
+      else options.signal.addEventListener('abort', onAbort, { once: true });
+      thread.worker.postMessage({ type: 'run', runId, ...request } satisfies ToThread);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.all].map((thread) => thread.worker.terminate()));
+    this.all.clear();
+    this.idle.length = 0;
+  }
+
+  private acquire(): SandboxThread {
+    if (this.closed) throw new Error('sandbox pool is closed');
+    const thread = this.idle.pop() ?? this.spawn();
+    thread.busy = true;
+    return thread;
+  }
+
+  private release(thread: SandboxThread): void {
+    thread.busy = false;
+    if (this.closed || this.idle.length >= this.options.maxThreads) this.discard(thread);
+    else this.idle.push(thread);
+  }
+
+  private discard(thread: SandboxThread): void {
+    this.all.delete(thread);
+    void thread.worker.terminate();
+  }
+
+  private spawn(): SandboxThread {
+    const worker = new Worker(this.threadEntry, {
+      env: minimalEnvironment(),
+      resourceLimits: this.options.resourceLimits,
+      stdout: false,
+      stderr: false,
+    });
+    const ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (message: ToParent) => {
+        if (message.type !== 'ready') return;
+        worker.off('message', onMessage);
+        worker.off('error', reject);
+        resolve();
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
+    });
+    // An error after start (e.g. an uncaught exception from a handler's stray timer) ends the thread.
+    worker.on('error', () => undefined);
+    const thread: SandboxThread = { worker, ready, busy: false };
+    this.all.add(thread);
+    worker.once('exit', () => {
+      this.all.delete(thread);
+      const index = this.idle.indexOf(thread);
+      if (index >= 0) this.idle.splice(index, 1);
+    });
+    return thread;
+  }
+}
+
+function cancelledFrom(error: ExecutionError): ExecutionError {
+  return { code: 'CANCELLED', message: 'Execution cancelled', details: { handler_error: error } };
+}
+
+async function callTool(options: SandboxRunOptions, op: string, args: unknown[]): Promise<{ ok: boolean; value?: unknown; error?: ExecutionError }> {
+  try {
+    if (op === 'invoke') {
+      const [toolId, params, invokeOptions] = args as [string, Record<string, unknown>, { timeoutMs?: number } | undefined];
+      return { ok: true, value: await options.bridge.invoke(toolId, params, { timeoutMs: invokeOptions?.timeoutMs, signal: options.signal }) };
+    }
+    if (op === 'isAvailable') return { ok: true, value: await options.bridge.isAvailable(args[0] as string) };
+    return { ok: true, value: await options.bridge.listTools(args[0] as string | undefined) };
+  } catch (error) {
+    const typed = error as { code?: string; message?: string; details?: Record<string, unknown> };
+    const code = typed.code === 'TOOL_TIMEOUT' || typed.code === 'PRECONDITION_FAILED' ? typed.code : 'TOOL_ERROR';
+    const message = (typed.message ?? String(error)).replace(/^Tool '[^']*' (failed: )?/, '');
+    return { ok: false, error: { code, message, details: typed.details ?? {} } };
+  }
+}

@@ -1,0 +1,38 @@
+import type { ExecutionError } from '../../../../libs/executions/src/index.js';
+
+/** What the executor asks a sandbox thread to run. */
+export interface RunRequest {
+  type: 'run';
+  runId: number;
+  executionId: string;
+  sessionId: string | null;
+  branch: string;
+  packagePath: string;
+  contentHash: string;
+  skillName: string;
+  inputSchemaRef: string;
+  outputSchemaRef: string;
+  input: Record<string, unknown>;
+}
+
+export interface AbortRequest {
+  type: 'abort';
+  runId: number;
+}
+
+export interface ToolReply {
+  type: 'tool_reply';
+  callId: number;
+  ok: boolean;
+  value?: unknown;
+  error?: ExecutionError;
+}
+
+export type ToParent =
+  | { type: 'ready' }
+  | { type: 'result'; runId: number; outcome: 'ok'; output: Record<string, unknown> }
+  | { type: 'result'; runId: number; outcome: 'error'; error: ExecutionError }
+  | { type: 'tool_call'; runId: number; callId: number; op: 'invoke' | 'isAvailable' | 'listTools'; args: unknown[] }
+  | { type: 'log'; runId: number; level: string; message: string; fields: Record<string, unknown> };
+
+export type ToThread = RunRequest | AbortRequest | ToolReply;

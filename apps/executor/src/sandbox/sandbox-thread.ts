@@ -1,0 +1,127 @@
+/**
+ * Entry of a sandbox worker thread: loads skill handlers and runs them, one run at a time. It has no
+ * database, Redis or token in its environment; tool calls go to the parent through messages.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger } from '@skill-registry/sdk';
+import { SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
+import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread } from './sandbox-protocol.js';
+
+if (!parentPort) throw new Error('sandbox-thread must run in a worker thread');
+const port = parentPort;
+const loader = new SkillPackageLoader();
+const handlers = new Map<string, SkillHandlerClass>();
+const pendingTools = new Map<number, { toolId: string; resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+const aborts = new Map<number, AbortController>();
+let nextCallId = 1;
+
+const send = (message: ToParent) => port.postMessage(message);
+
+interface ZodLike {
+  safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+}
+
+type ErrorClass = new (...args: never[]) => Error;
+/** The SDK copy skill packages get (through the loader's runtime), so handlers can `instanceof` its errors. */
+const packageSdk = (loader as unknown as { runtime: { sdk: Record<string, ErrorClass> } }).runtime.sdk;
+
+/** A tool failure reported by the parent, as the SDK error a handler expects. */
+function toolError(failure: { code: string; message: string; details: Record<string, unknown> }, toolId: string): Error {
+  const construct = (name: string, ...args: unknown[]) => new (packageSdk[name] as unknown as new (...a: unknown[]) => Error)(...args);
+  if (failure.code === 'TOOL_TIMEOUT') return construct('McpTimeoutError', toolId, (failure.details.timeoutMs as number | null) ?? null);
+  if (failure.code === 'PRECONDITION_FAILED') return construct('SkillPreconditionError', toolId, [failure.message]);
+  return construct('McpToolError', toolId, failure.message, failure.details);
+}
+
+function bridgeFor(runId: number): McpBridge {
+  const call = (op: 'invoke' | 'isAvailable' | 'listTools', args: unknown[]) =>
+    new Promise<unknown>((resolve, reject) => {
+      const callId = nextCallId++;
+      pendingTools.set(callId, { toolId: String(args[0] ?? ''), resolve, reject });
+      // Signals cannot cross threads; the parent applies the execution's own signal and the timeout.
+      const transferable = op === 'invoke' ? [args[0], args[1], { timeoutMs: (args[2] as { timeoutMs?: number } | undefined)?.timeoutMs }] : args;
+      send({ type: 'tool_call', runId, callId, op, args: transferable });
+    });
+  return {
+    invoke: (toolId, params, options) => call('invoke', [toolId, params, options]) as Promise<Record<string, unknown>>,
+    isAvailable: (toolId) => call('isAvailable', [toolId]) as Promise<boolean>,
+    listTools: (capability) => call('listTools', [capability]) as ReturnType<McpBridge['listTools']>,
+  };
+}
+
+function loggerFor(runId: number, bindings: Record<string, unknown>): SkillLogger {
+  const log = (level: string) => (message: string, fields: Record<string, unknown> = {}) =>
+    send({ type: 'log', runId, level, message, fields: { ...bindings, ...fields } });
+  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error'), child: (more) => loggerFor(runId, { ...bindings, ...more }) };
+}
+
+async function handlerFor(request: RunRequest): Promise<SkillHandlerClass> {
+  const key = `${request.packagePath}#${request.contentHash}`;
+  let handler = handlers.get(key);
+  if (!handler) {
+    handler = await loader.loadHandlerClass(request.packagePath, {
+      name: request.skillName,
+      input_schema: request.inputSchemaRef,
+      output_schema: request.outputSchemaRef,
+    } as Parameters<SkillPackageLoader['loadHandlerClass']>[1]);
+    handlers.set(key, handler);
+  }
+  return handler;
+}
+
+function issuesOf(error: { issues: { path: PropertyKey[]; message: string }[] }) {
+  return error.issues.map((issue) => ({ pointer: '/' + issue.path.map(String).join('/'), message: issue.message }));
+}
+
+async function run(request: RunRequest): Promise<void> {
+  const controller = new AbortController();
+  aborts.set(request.runId, controller);
+  const fail = (code: string, message: string, details: Record<string, unknown> = {}) =>
+    send({ type: 'result', runId: request.runId, outcome: 'error', error: { code: code as never, message, details } });
+  try {
+    const Handler = await handlerFor(request);
+    const input = (Handler.inputSchema as ZodLike).safeParse(request.input);
+    if (!input.success) return fail('INPUT_INVALID', 'Input does not match the input schema', { errors: issuesOf(input.error) });
+    const context: SkillContext = {
+      mcp: bridgeFor(request.runId),
+      logger: loggerFor(request.runId, { executionId: request.executionId, sessionId: request.sessionId }),
+      executionId: request.executionId,
+      sessionId: request.sessionId,
+      branch: request.branch,
+      signal: controller.signal,
+    };
+    const handler = new Handler(context);
+    const failures = await handler.validatePreconditions(input.data as never);
+    if (failures.length > 0) return fail('PRECONDITION_FAILED', `Preconditions failed: ${failures.join('; ')}`, { failures });
+    const raw = await handler.execute(input.data as never);
+    const output = (Handler.outputSchema as ZodLike).safeParse(raw);
+    if (!output.success) return fail('OUTPUT_INVALID', 'The handler returned output that does not match its output schema', { errors: issuesOf(output.error) });
+    send({ type: 'result', runId: request.runId, outcome: 'ok', output: JSON.parse(JSON.stringify(output.data)) as Record<string, unknown> });
+  } catch (error) {
+    const typed = error as { code?: unknown; message?: string; details?: unknown; name?: string; stack?: string };
+    const known = ['PRECONDITION_FAILED', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_ERROR'];
+    if (typeof typed.code === 'string' && known.includes(typed.code)) {
+      return fail(typed.code, typed.message ?? typed.code, (typed.details as Record<string, unknown>) ?? {});
+    }
+    if (typed.name === 'SkillLoadError') return fail('HANDLER_ERROR', typed.message ?? 'handler could not be loaded', { load_error: true });
+    return fail('HANDLER_ERROR', `${typed.name ?? 'Error'}: ${typed.message ?? String(error)}`, {
+      stack: typed.stack?.split('\n').slice(0, 8).join('\n'),
+    });
+  } finally {
+    aborts.delete(request.runId);
+  }
+}
+
+port.on('message', (message: ToThread) => {
+  if (message.type === 'run') void run(message);
+  else if (message.type === 'abort') aborts.get((message as AbortRequest).runId)?.abort(new Error('execution cancelled'));
+  else if (message.type === 'tool_reply') {
+    const reply = message as ToolReply;
+    const pending = pendingTools.get(reply.callId);
+    if (!pending) return;
+    pendingTools.delete(reply.callId);
+    if (reply.ok) pending.resolve(reply.value);
+    else pending.reject(toolError(reply.error ?? { code: 'TOOL_ERROR', message: 'tool call failed', details: {} }, pending.toolId));
+  }
+});
+send({ type: 'ready' });

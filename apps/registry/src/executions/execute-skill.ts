@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { JsonSchemaValidator, isExecutable } from '../../../../libs/contracts/src/index.js';
+import {
+  EXECUTION_JOB,
+  ExecutionEventLog,
+  ExecutionsRepository,
+  executionJobOptions,
+  isTerminal,
+  maxAttemptsFor,
+  type ExecutionJob,
+  type ExecutionPurpose,
+  type ExecutionRecord,
+} from '../../../../libs/executions/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
+import {
+  IdempotencyKeyReused,
+  InputInvalid,
+  QueueUnavailable,
+  SkillNotExecutable,
+  SkillNotFound,
+} from '../problem/domain-errors.js';
+import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS, ExecutionWaiters } from './execution-infrastructure.js';
+
+export interface ExecuteCommand {
+  name: string;
+  version?: string;
+  input: Record<string, unknown>;
+  sessionId?: string;
+  caller: string;
+  idempotencyKey?: string;
+  /** Seconds to wait for the result (0 = return at once). */
+  waitSeconds?: number;
+  /** Promotion runs may execute REGISTERED versions; calls only ACTIVE/DEPRECATED ones. */
+  purpose?: ExecutionPurpose;
+}
+
+export interface ExecuteResult {
+  execution: ExecutionRecord;
+  version: SkillVersionRecord;
+  /** False when an Idempotency-Key returned an execution created earlier. */
+  created: boolean;
+}
+
+/**
+ * Validates and enqueues an execution. Bad input is refused before anything is stored or queued;
+ * the job carries only the execution id.
+ */
+@Injectable()
+export class ExecuteSkill {
+  private readonly validator = new JsonSchemaValidator();
+
+  constructor(
+    private readonly catalog: SkillCatalog,
+    private readonly executions: ExecutionsRepository,
+    private readonly events: ExecutionEventLog,
+    private readonly waiters: ExecutionWaiters,
+    @Inject(EXECUTION_QUEUE_TOKEN) private readonly queue: Queue<ExecutionJob>,
+    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+  ) {}
+
+  async execute(command: ExecuteCommand): Promise<ExecuteResult> {
+    const purpose = command.purpose ?? 'call';
+    const version = this.resolveVersion(command.name, command.version);
+    const executable = purpose === 'promotion' ? version.status === 'REGISTERED' || isExecutable(version.status) : isExecutable(version.status);
+    if (!executable) throw new SkillNotExecutable(version.name, version.version, version.status);
+    const violations = version.inputSchema ? this.validator.validate(version.inputSchema, command.input) : [];
+    if (violations.length > 0) throw new InputInvalid(version.name, version.version, violations);
+    if (this.redis.status !== 'ready') throw new QueueUnavailable(`connection ${this.redis.status}`);
+
+    const requestHash = command.idempotencyKey
+      ? createHash('sha256')
+          .update(JSON.stringify([command.name, command.version ?? null, command.sessionId ?? null, canonical(command.input)]))
+          .digest('hex')
+      : null;
+    const { record, created } = await this.executions.create({
+      skillVersionId: version.id,
+      skillName: version.name,
+      version: version.version,
+      purpose,
+      input: command.input,
+      maxAttempts: maxAttemptsFor(version),
+      warnings: version.status === 'DEPRECATED' ? [deprecationNotice(version)] : [],
+      sessionId: command.sessionId ?? null,
+      caller: command.caller,
+      idempotencyKey: command.idempotencyKey ?? null,
+      requestHash,
+    });
+    if (!created) {
+      if (record.requestHash !== requestHash) throw new IdempotencyKeyReused(command.idempotencyKey as string, record.id);
+      return { execution: await this.waitIfAsked(record, command.waitSeconds), version, created };
+    }
+    try {
+      await this.events.append(record.id, { type: 'queued', at: new Date().toISOString(), skill: version.name, version: version.version });
+      await this.queue.add(EXECUTION_JOB, { executionId: record.id }, executionJobOptions(record.id));
+    } catch (error) {
+      await this.executions.finish(record.id, 'FAILED', {
+        error: { code: 'QUEUE_UNAVAILABLE', message: 'The execution could not be queued', details: { reason: (error as Error).message } },
+      });
+      throw new QueueUnavailable((error as Error).message);
+    }
+    return { execution: await this.waitIfAsked(record, command.waitSeconds), version, created };
+  }
+
+  /** Waits up to `seconds` for a terminal state and returns the freshest record. */
+  async waitIfAsked(record: ExecutionRecord, seconds: number | undefined, signal?: AbortSignal): Promise<ExecutionRecord> {
+    if (!seconds || isTerminal(record.status)) return record;
+    let latest = record;
+    await this.waiters.wait(
+      record.id,
+      seconds * 1000,
+      async () => {
+        latest = (await this.executions.findById(record.id)) ?? latest;
+        return isTerminal(latest.status);
+      },
+      signal,
+    );
+    return isTerminal(latest.status) ? latest : ((await this.executions.findById(record.id)) ?? latest);
+  }
+
+  private resolveVersion(name: string, version: string | undefined): SkillVersionRecord {
+    const skill = this.catalog.get(name);
+    if (!skill) throw new SkillNotFound(name);
+    if (version === undefined) return currentVersion(skill);
+    const found = skill.versions.find((candidate) => candidate.version === version);
+    if (!found) throw new SkillNotFound(name, version);
+    return found;
+  }
+}
+
+export function deprecationNotice(version: SkillVersionRecord): string {
+  const parts = [`Skill '${version.name}' ${version.version} is deprecated: ${version.deprecationReason ?? 'no reason given'}`];
+  if (version.deprecationSuccessor) parts.push(`use '${version.deprecationSuccessor}' instead`);
+  if (version.deprecationSunset) parts.push(`it stops working after ${version.deprecationSunset.toISOString()}`);
+  return parts.join('; ');
+}
+
+/** JSON with sorted keys, so equal inputs hash equally whatever their key order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value as Record<string, unknown>)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}

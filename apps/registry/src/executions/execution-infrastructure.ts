@@ -1,0 +1,118 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import {
+  EXECUTION_QUEUE,
+  ExecutionEventLog,
+  ExecutionsRepository,
+  finishedChannel,
+  type ExecutionJob,
+} from '../../../../libs/executions/src/index.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+
+export const EXECUTIONS_PG = Symbol('EXECUTIONS_PG');
+export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
+export const EXECUTION_QUEUE_TOKEN = Symbol('EXECUTION_QUEUE');
+
+/**
+ * Connections of the executions feature. Redis commands fail fast when Redis is down (no offline
+ * queue), so execution requests answer 503 at once while catalog reads keep working; ioredis
+ * reconnects by itself when Redis returns.
+ */
+export const executionInfrastructure: Provider[] = [
+  {
+    provide: EXECUTIONS_PG,
+    useFactory: (config: AppConfig) => new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE }),
+    inject: [APP_CONFIG],
+  },
+  { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [EXECUTIONS_PG] },
+  {
+    provide: EXECUTIONS_REDIS,
+    useFactory: (config: AppConfig) => {
+      const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+      redis.on('error', () => undefined);
+      return redis;
+    },
+    inject: [APP_CONFIG],
+  },
+  {
+    provide: ExecutionEventLog,
+    useFactory: (redis: Redis, config: AppConfig) => new ExecutionEventLog(redis, config.QUEUE_PREFIX),
+    inject: [EXECUTIONS_REDIS, APP_CONFIG],
+  },
+  {
+    provide: EXECUTION_QUEUE_TOKEN,
+    useFactory: (redis: Redis, config: AppConfig) => {
+      const queue = new Queue<ExecutionJob>(EXECUTION_QUEUE, { connection: redis, prefix: config.QUEUE_PREFIX });
+      queue.on('error', () => undefined);
+      return queue;
+    },
+    inject: [EXECUTIONS_REDIS, APP_CONFIG],
+  },
+];
+
+/** Waits for executions to finish, woken by the executor's "finished" announcements. */
+@Injectable()
+export class ExecutionWaiters implements OnApplicationShutdown {
+  private readonly logger = new Logger(ExecutionWaiters.name);
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly subscriber: Redis;
+  private subscribed: Promise<unknown>;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+    this.subscriber.on('error', () => undefined);
+    this.subscriber.on('message', (_channel, executionId: string) => this.wake(executionId));
+    this.subscribed = this.subscriber.subscribe(finishedChannel(config.QUEUE_PREFIX)).catch((error: Error) => {
+      this.logger.warn(`cannot subscribe to finished executions: ${error.message}`);
+    });
+  }
+
+  /**
+   * Resolves when `executionId` is announced finished, `isFinished()` says so, or `timeoutMs` passes.
+   * The check after subscribing closes the race with an execution that finished just before.
+   */
+  async wait(executionId: string, timeoutMs: number, isFinished: () => Promise<boolean>, signal?: AbortSignal): Promise<void> {
+    await this.subscribed;
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    const set = this.waiters.get(executionId) ?? new Set();
+    set.add(wake);
+    this.waiters.set(executionId, set);
+    const timer = setTimeout(wake, timeoutMs);
+    signal?.addEventListener('abort', wake, { once: true });
+    try {
+      if (await isFinished()) return;
+      await woken;
+    } finally {
+      clearTimeout(timer);
+      set.delete(wake);
+      if (set.size === 0) this.waiters.delete(executionId);
+    }
+  }
+
+  private wake(executionId: string): void {
+    for (const wake of this.waiters.get(executionId) ?? []) wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.subscriber.disconnect();
+  }
+}
+
+/** Closes the feature's connections on shutdown. */
+@Injectable()
+export class ExecutionConnections implements OnApplicationShutdown {
+  constructor(
+    @Inject(EXECUTIONS_PG) private readonly pool: pg.Pool,
+    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+    @Inject(EXECUTION_QUEUE_TOKEN) private readonly queue: Queue,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue.close().catch(() => undefined);
+    this.redis.disconnect();
+    await this.pool.end().catch(() => undefined);
+  }
+}

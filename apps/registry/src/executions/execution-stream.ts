@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import {
+  ExecutionEventLog,
+  ExecutionsRepository,
+  TERMINAL_EVENT_TYPES,
+  isTerminal,
+  type ExecutionEvent,
+  type ExecutionRecord,
+  type StoredExecutionEvent,
+} from '../../../../libs/executions/src/index.js';
+import { ExecutionNotFound } from '../problem/domain-errors.js';
+import { EXECUTIONS_REDIS } from './execution-infrastructure.js';
+
+const BLOCK_MS = 5000;
+
+/**
+ * Follows one execution's events from Redis (any replica can stream any execution), from the
+ * beginning or after `lastEventId`, until the terminal event.
+ */
+@Injectable()
+export class ExecutionStream {
+  constructor(
+    private readonly events: ExecutionEventLog,
+    private readonly executions: ExecutionsRepository,
+    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+  ) {}
+
+  async *follow(executionId: string, lastEventId: string, signal: AbortSignal): AsyncGenerator<StoredExecutionEvent> {
+    const execution = await this.executions.findById(executionId);
+    if (!execution) throw new ExecutionNotFound(executionId);
+    // Blocking reads need a connection of their own.
+    const reader = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    reader.on('error', () => undefined);
+    const stop = () => reader.disconnect();
+    signal.addEventListener('abort', stop, { once: true });
+    let after = lastEventId;
+    let blockMs = 0; // the first read returns what exists at once
+    try {
+      while (!signal.aborted) {
+        const batch = await this.events.read(executionId, after, blockMs, reader).catch((error: Error) => {
+          if (signal.aborted) return [];
+          throw error;
+        });
+        blockMs = BLOCK_MS;
+        for (const stored of batch) {
+          after = stored.id;
+          yield stored;
+          if (TERMINAL_EVENT_TYPES.has(stored.event.type)) return;
+        }
+        if (batch.length > 0) continue;
+        // Nothing new: the database decides whether it is over (the stream may have expired).
+        const latest = await this.executions.findById(executionId);
+        if (latest && isTerminal(latest.status)) {
+          if (after === '0') yield { id: '0-1', event: terminalEventOf(latest) };
+          return;
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      reader.disconnect();
+    }
+  }
+}
+
+/** The terminal event of a finished execution whose stream is gone. */
+function terminalEventOf(execution: ExecutionRecord): ExecutionEvent {
+  const at = (execution.finishedAt ?? execution.createdAt).toISOString();
+  if (execution.status === 'SUCCEEDED') return { type: 'succeeded', at, attempt: execution.attempts, duration_ms: execution.durationMs ?? 0 };
+  if (execution.status === 'CANCELLED') return { type: 'cancelled', at, reason: execution.error?.message ?? 'cancelled' };
+  return {
+    type: 'failed',
+    at,
+    attempt: execution.attempts,
+    error: execution.error ?? { code: 'HANDLER_ERROR', message: 'failed', details: {} },
+  };
+}

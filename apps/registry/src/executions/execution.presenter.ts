@@ -1,0 +1,24 @@
+import type { ExecutionRecord } from '../../../../libs/executions/src/index.js';
+
+export function presentExecution(execution: ExecutionRecord) {
+  return {
+    id: execution.id,
+    skill: execution.skillName,
+    version: execution.version,
+    status: execution.status,
+    input: execution.input,
+    output: execution.output,
+    error: execution.error,
+    attempts: execution.attempts,
+    max_attempts: execution.maxAttempts,
+    warnings: execution.warnings,
+    session_id: execution.sessionId,
+    caller: execution.caller,
+    purpose: execution.purpose,
+    cancel_requested_at: execution.cancelRequestedAt?.toISOString() ?? null,
+    created_at: execution.createdAt.toISOString(),
+    started_at: execution.startedAt?.toISOString() ?? null,
+    finished_at: execution.finishedAt?.toISOString() ?? null,
+    duration_ms: execution.durationMs,
+  };
+}

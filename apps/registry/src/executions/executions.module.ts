@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { CancelExecution } from './cancel-execution.js';
+import { ExecuteSkill } from './execute-skill.js';
+import { ExecutionConnections, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
+import { ExecutionStream } from './execution-stream.js';
+import { ExecutionsController } from './executions.controller.js';
+
+@Module({
+  imports: [CatalogModule],
+  controllers: [ExecutionsController],
+  providers: [...executionInfrastructure, ExecutionWaiters, ExecutionConnections, ExecuteSkill, CancelExecution, ExecutionStream],
+  exports: [ExecuteSkill],
+})
+export class ExecutionsModule {}

@@ -1,0 +1,76 @@
+import type { Redis } from 'ioredis';
+import type { ExecutionError, ExecutionStatus } from './execution-model.js';
+
+/** The typed events of one execution, in the order they happen. */
+export type ExecutionEvent =
+  | { type: 'queued'; at: string; skill: string; version: string }
+  | { type: 'started'; at: string; attempt: number }
+  | { type: 'attempt_failed'; at: string; attempt: number; error: ExecutionError; next_delay_ms: number }
+  | { type: 'tool_invoked'; at: string; tool_id: string }
+  | { type: 'tool_completed'; at: string; tool_id: string; duration_ms: number; ok: boolean; error?: { code: string; message: string } }
+  | { type: 'succeeded'; at: string; attempt: number; duration_ms: number }
+  | { type: 'failed'; at: string; attempt: number; error: ExecutionError }
+  | { type: 'cancelled'; at: string; reason: string };
+
+export type ExecutionEventType = ExecutionEvent['type'];
+
+export const TERMINAL_EVENT_TYPES: ReadonlySet<ExecutionEventType> = new Set(['succeeded', 'failed', 'cancelled']);
+
+export function terminalStatusOf(event: ExecutionEvent): ExecutionStatus | null {
+  if (event.type === 'succeeded') return 'SUCCEEDED';
+  if (event.type === 'failed') return 'FAILED';
+  if (event.type === 'cancelled') return 'CANCELLED';
+  return null;
+}
+
+/** A stored event with its position in the execution's stream. */
+export interface StoredExecutionEvent {
+  id: string;
+  event: ExecutionEvent;
+}
+
+/** Pub/sub channel announcing the id of every execution that reached a terminal state. */
+export function finishedChannel(prefix: string): string {
+  return `${prefix}:executions:finished`;
+}
+
+/** How long an execution's event stream is kept after it ends. */
+const FINISHED_STREAM_TTL_SECONDS = 7 * 24 * 3600;
+
+/**
+ * Execution events on Redis Streams: one stream per execution, so any registry replica can replay
+ * an execution from the beginning and follow it live.
+ */
+export class ExecutionEventLog {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  key(executionId: string): string {
+    return `${this.prefix}:execution:${executionId}:events`;
+  }
+
+  async append(executionId: string, event: ExecutionEvent): Promise<string> {
+    const key = this.key(executionId);
+    const id = (await this.redis.xadd(key, '*', 'event', JSON.stringify(event))) as string;
+    if (TERMINAL_EVENT_TYPES.has(event.type)) {
+      await this.redis.expire(key, FINISHED_STREAM_TTL_SECONDS);
+      // Wakes registry requests waiting for this execution (?wait=, promotion runs).
+      await this.redis.publish(finishedChannel(this.prefix), executionId);
+    }
+    return id;
+  }
+
+  /** Events after `afterId` ('0' = from the beginning), waiting up to `blockMs` for new ones (0 = do not wait). */
+  async read(executionId: string, afterId: string, blockMs: number, client: Redis = this.redis): Promise<StoredExecutionEvent[]> {
+    const key = this.key(executionId);
+    const reply =
+      blockMs > 0
+        ? await client.xread('COUNT', 100, 'BLOCK', blockMs, 'STREAMS', key, afterId)
+        : await client.xread('COUNT', 100, 'STREAMS', key, afterId);
+    if (!reply) return [];
+    const [, entries] = reply[0] as [string, [string, string[]][]];
+    return entries.map(([id, fields]) => ({ id, event: JSON.parse(fields[1] as string) as ExecutionEvent }));
+  }
+}

@@ -1,0 +1,66 @@
+import type { SkillErrorCode } from '@skill-registry/sdk';
+
+export const EXECUTION_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+export function isTerminal(status: ExecutionStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** Why an execution failed: a stable code, a message a person can act on, and details. */
+export interface ExecutionError {
+  code: SkillErrorCode | 'QUEUE_UNAVAILABLE';
+  message: string;
+  details: Record<string, unknown>;
+}
+
+export type ExecutionPurpose = 'call' | 'promotion';
+
+/** An execution as stored. */
+export interface ExecutionRecord {
+  id: string;
+  skillVersionId: string;
+  skillName: string;
+  version: string;
+  purpose: ExecutionPurpose;
+  status: ExecutionStatus;
+  input: Record<string, unknown>;
+  output: Record<string, unknown> | null;
+  error: ExecutionError | null;
+  attempts: number;
+  maxAttempts: number;
+  attemptRunning: boolean;
+  warnings: string[];
+  sessionId: string | null;
+  caller: string;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  cancelRequestedAt: Date | null;
+  heartbeatAt: Date | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  durationMs: number | null;
+}
+
+/** Errors worth another attempt (only ever for idempotent skills). */
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['HANDLER_ERROR', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_TIMEOUT', 'WORKER_LOST']);
+
+/** Total attempts allowed: 1 + retries for idempotent skills, always 1 otherwise. */
+export function maxAttemptsFor(version: { idempotent: boolean; retries: number }): number {
+  return version.idempotent ? 1 + Math.max(0, version.retries) : 1;
+}
+
+export function isRetryable(error: ExecutionError, idempotent: boolean): boolean {
+  return idempotent && RETRYABLE_CODES.has(error.code);
+}
+
+/**
+ * Delay before attempt `nextAttempt` (2, 3, ...): exponential from `baseMs`, capped at `maxMs`,
+ * with "equal jitter" (half fixed, half random) so retries of many executions spread out.
+ */
+export function retryDelayMs(nextAttempt: number, baseMs = 500, maxMs = 30_000, random: () => number = Math.random): number {
+  const exponential = Math.min(maxMs, baseMs * 2 ** Math.max(0, nextAttempt - 2));
+  return Math.round(exponential / 2 + random() * (exponential / 2));
+}

@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
+
+/** What the executor needs of the skill version an execution runs. */
+export interface ExecutableVersion {
+  packagePath: string;
+  name: string;
+  version: string;
+  status: string;
+  timeoutSeconds: number;
+  retries: number;
+  idempotent: boolean;
+  inputSchema: Record<string, unknown> | null;
+  outputSchema: Record<string, unknown> | null;
+  inputSchemaRef: string;
+  outputSchemaRef: string;
+  toolsRequired: { tool_id: string; capability: string; required: boolean }[];
+  contentHash: string;
+}
+
+export interface NewExecution {
+  skillVersionId: string;
+  skillName: string;
+  version: string;
+  purpose: ExecutionPurpose;
+  input: Record<string, unknown>;
+  maxAttempts: number;
+  warnings: string[];
+  sessionId: string | null;
+  caller: string;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+}
+
+export interface ExecutionListFilter {
+  skill?: string;
+  status?: ExecutionStatus;
+  sessionId?: string;
+  limit: number;
+  /** Continue after this execution (created_at desc, id desc). */
+  after?: { createdAt: Date; id: string };
+}
+
+export interface VersionUsage {
+  version: string;
+  windows: Record<'7d' | '30d' | '90d', { executions: number; callers: number; sessions: number }>;
+  last_called_at: string | null;
+}
+
+const TERMINAL = `('SUCCEEDED','FAILED','CANCELLED')`;
+
+/**
+ * The only place that reads and writes executions. Plain pg rather than Prisma: these statements
+ * sit on the execution hot path (a Prisma round trip costs ~1 ms more here, see field notes).
+ */
+export class ExecutionsRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Inserts a QUEUED execution; with an idempotency key already used by `caller`, returns the existing one. */
+  async create(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
+    const inserted = await this.pool.query(
+      `INSERT INTO executions (id, skill_version_id, skill_name, version, purpose, status, input, max_attempts, warnings,
+                               session_id, caller, idempotency_key, request_hash)
+       VALUES ($1, $2, $3, $4, $5, 'QUEUED', $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (caller, idempotency_key) DO NOTHING
+       RETURNING *`,
+      [
+        randomUUID(),
+        execution.skillVersionId,
+        execution.skillName,
+        execution.version,
+        execution.purpose,
+        JSON.stringify(execution.input),
+        execution.maxAttempts,
+        JSON.stringify(execution.warnings),
+        execution.sessionId,
+        execution.caller,
+        execution.idempotencyKey,
+        execution.requestHash,
+      ],
+    );
+    if (inserted.rows[0]) return { record: toRecord(inserted.rows[0]), created: true };
+    const existing = await this.pool.query(`SELECT * FROM executions WHERE caller = $1 AND idempotency_key = $2`, [
+      execution.caller,
+      execution.idempotencyKey,
+    ]);
+    return { record: toRecord(existing.rows[0]), created: false };
+  }
+
+  async findById(id: string): Promise<ExecutionRecord | null> {
+    const result = await this.pool.query(`SELECT * FROM executions WHERE id = $1`, [id]);
+    return result.rows[0] ? toRecord(result.rows[0]) : null;
+  }
+
+  /** The execution and the version it runs, for the executor. */
+  async findForRun(id: string): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
+    const result = await this.pool.query(
+      `SELECT e.*, v.package_path AS v_package_path, v.status AS v_status, v.timeout_seconds AS v_timeout_seconds,
+              v.retries AS v_retries, v.idempotent AS v_idempotent, v.input_schema AS v_input_schema,
+              v.output_schema AS v_output_schema, v.input_schema_ref AS v_input_schema_ref,
+              v.output_schema_ref AS v_output_schema_ref, v.tools_required AS v_tools_required, v.content_hash AS v_content_hash
+         FROM executions e JOIN skill_versions v ON v.id = e.skill_version_id WHERE e.id = $1`,
+      [id],
+    );
+    const row = result.rows[0];
+    if (!row) return null;
+    return {
+      execution: toRecord(row),
+      version: {
+        packagePath: row.v_package_path,
+        name: row.skill_name,
+        version: row.version,
+        status: row.v_status,
+        timeoutSeconds: row.v_timeout_seconds,
+        retries: row.v_retries,
+        idempotent: row.v_idempotent,
+        inputSchema: row.v_input_schema,
+        outputSchema: row.v_output_schema,
+        inputSchemaRef: row.v_input_schema_ref,
+        outputSchemaRef: row.v_output_schema_ref,
+        toolsRequired: row.v_tools_required,
+        contentHash: row.v_content_hash,
+      },
+    };
+  }
+
+  async list(filter: ExecutionListFilter): Promise<ExecutionRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (clause: string, value: unknown) => {
+      params.push(value);
+      where.push(clause.replace('?', `$${params.length}`));
+    };
+    if (filter.skill) add('skill_name = ?', filter.skill);
+    if (filter.status) add('status = ?', filter.status);
+    if (filter.sessionId) add('session_id = ?', filter.sessionId);
+    if (filter.after) {
+      params.push(filter.after.createdAt, filter.after.id);
+      where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);
+    }
+    params.push(filter.limit);
+    const result = await this.pool.query(
+      `SELECT * FROM executions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return result.rows.map(toRecord);
+  }
+
+  /**
+   * Starts the next attempt if the execution is waiting for one. Returns null when it is not
+   * (finished, cancelled, or an attempt is marked running: a worker was lost mid-attempt).
+   */
+  async startAttempt(id: string): Promise<ExecutionRecord | null> {
+    const result = await this.pool.query(
+      `UPDATE executions
+          SET status = 'RUNNING', attempts = attempts + 1, attempt_running = true,
+              started_at = COALESCE(started_at, now()), heartbeat_at = now()
+        WHERE id = $1 AND status IN ('QUEUED', 'RUNNING') AND NOT attempt_running AND cancel_requested_at IS NULL
+        RETURNING *`,
+      [id],
+    );
+    return result.rows[0] ? toRecord(result.rows[0]) : null;
+  }
+
+  /** Ends a failed attempt that will be retried: back to QUEUED with the last error. */
+  async endAttemptForRetry(id: string, error: ExecutionError): Promise<boolean> {
+    const result = await this.pool.query(
+      `UPDATE executions SET status = 'QUEUED', attempt_running = false, error = $2
+        WHERE id = $1 AND status NOT IN ${TERMINAL}`,
+      [id, JSON.stringify(error)],
+    );
+    return result.rowCount === 1;
+  }
+
+  /** A lost attempt found on pickup: counts as failed and frees the execution for a retry. */
+  async releaseLostAttempt(id: string, error: ExecutionError): Promise<ExecutionRecord | null> {
+    const result = await this.pool.query(
+      `UPDATE executions SET attempt_running = false, error = $2
+        WHERE id = $1 AND attempt_running AND status NOT IN ${TERMINAL} RETURNING *`,
+      [id, JSON.stringify(error)],
+    );
+    return result.rows[0] ? toRecord(result.rows[0]) : null;
+  }
+
+  /** Moves to a terminal state unless it already is in one; returns the final record if this call decided it. */
+  async finish(
+    id: string,
+    status: Extract<ExecutionStatus, 'SUCCEEDED' | 'FAILED' | 'CANCELLED'>,
+    result: { output?: Record<string, unknown> | null; error?: ExecutionError | null },
+  ): Promise<ExecutionRecord | null> {
+    const updated = await this.pool.query(
+      `UPDATE executions
+          SET status = $2, output = $3, error = $4, attempt_running = false, finished_at = now(),
+              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(started_at, created_at))) * 1000)::int)
+        WHERE id = $1 AND status NOT IN ${TERMINAL}
+        RETURNING *`,
+      [id, status, result.output === undefined || result.output === null ? null : JSON.stringify(result.output), result.error ? JSON.stringify(result.error) : null],
+    );
+    return updated.rows[0] ? toRecord(updated.rows[0]) : null;
+  }
+
+  async heartbeat(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.pool.query(`UPDATE executions SET heartbeat_at = now() WHERE id = ANY($1::uuid[]) AND attempt_running`, [ids]);
+  }
+
+  /** Records a cancellation request; returns the status it found, or null if already finished/unknown. */
+  async requestCancel(id: string): Promise<ExecutionStatus | null> {
+    const result = await this.pool.query(
+      `UPDATE executions SET cancel_requested_at = COALESCE(cancel_requested_at, now())
+        WHERE id = $1 AND status NOT IN ${TERMINAL} RETURNING status`,
+      [id],
+    );
+    return result.rows[0]?.status ?? null;
+  }
+
+  /** Executions with an attempt marked running whose worker stopped sending heartbeats. */
+  async findStale(heartbeatOlderThanMs: number, limit = 100): Promise<ExecutionRecord[]> {
+    const result = await this.pool.query(
+      `SELECT * FROM executions
+        WHERE status = 'RUNNING' AND attempt_running AND heartbeat_at < now() - ($1::int * interval '1 millisecond')
+        ORDER BY heartbeat_at LIMIT $2`,
+      [heartbeatOlderThanMs, limit],
+    );
+    return result.rows.map(toRecord);
+  }
+
+  /** QUEUED executions older than `olderThanMs` (candidates for re-enqueueing if their job is gone). */
+  async findQueuedOlderThan(olderThanMs: number, limit = 100): Promise<ExecutionRecord[]> {
+    const result = await this.pool.query(
+      `SELECT * FROM executions WHERE status = 'QUEUED' AND created_at < now() - ($1::int * interval '1 millisecond')
+        ORDER BY created_at LIMIT $2`,
+      [olderThanMs, limit],
+    );
+    return result.rows.map(toRecord);
+  }
+
+  /** Per version: executions, distinct callers and sessions in the last 7/30/90 days, and the last call. */
+  async usage(skillName: string): Promise<VersionUsage[]> {
+    const result = await this.pool.query(
+      `SELECT version,
+              count(*) FILTER (WHERE created_at > now() - interval '7 days')  AS e7,
+              count(DISTINCT caller) FILTER (WHERE created_at > now() - interval '7 days') AS c7,
+              count(DISTINCT session_id) FILTER (WHERE created_at > now() - interval '7 days') AS s7,
+              count(*) FILTER (WHERE created_at > now() - interval '30 days') AS e30,
+              count(DISTINCT caller) FILTER (WHERE created_at > now() - interval '30 days') AS c30,
+              count(DISTINCT session_id) FILTER (WHERE created_at > now() - interval '30 days') AS s30,
+              count(*) AS e90,
+              count(DISTINCT caller) AS c90,
+              count(DISTINCT session_id) AS s90,
+              max(created_at) AS last_called_at
+         FROM executions
+        WHERE skill_name = $1 AND purpose = 'call' AND created_at > now() - interval '90 days'
+        GROUP BY version`,
+      [skillName],
+    );
+    return result.rows.map((row) => ({
+      version: row.version,
+      windows: {
+        '7d': { executions: Number(row.e7), callers: Number(row.c7), sessions: Number(row.s7) },
+        '30d': { executions: Number(row.e30), callers: Number(row.c30), sessions: Number(row.s30) },
+        '90d': { executions: Number(row.e90), callers: Number(row.c90), sessions: Number(row.s90) },
+      },
+      last_called_at: row.last_called_at ? (row.last_called_at as Date).toISOString() : null,
+    }));
+  }
+
+  /** Last call of each version ever (beyond the 90-day window). */
+  async lastCalls(skillName: string): Promise<Map<string, Date>> {
+    const result = await this.pool.query(
+      `SELECT version, max(created_at) AS last FROM executions WHERE skill_name = $1 AND purpose = 'call' GROUP BY version`,
+      [skillName],
+    );
+    return new Map(result.rows.map((row) => [row.version as string, row.last as Date]));
+  }
+}
+
+interface ExecutionRow {
+  [column: string]: unknown;
+}
+
+function toRecord(row: ExecutionRow): ExecutionRecord {
+  return {
+    id: row.id as string,
+    skillVersionId: row.skill_version_id as string,
+    skillName: row.skill_name as string,
+    version: row.version as string,
+    purpose: row.purpose as ExecutionPurpose,
+    status: row.status as ExecutionStatus,
+    input: row.input as Record<string, unknown>,
+    output: (row.output as Record<string, unknown> | null) ?? null,
+    error: (row.error as ExecutionError | null) ?? null,
+    attempts: row.attempts as number,
+    maxAttempts: row.max_attempts as number,
+    attemptRunning: row.attempt_running as boolean,
+    warnings: (row.warnings as string[]) ?? [],
+    sessionId: (row.session_id as string | null) ?? null,
+    caller: row.caller as string,
+    idempotencyKey: (row.idempotency_key as string | null) ?? null,
+    requestHash: (row.request_hash as string | null) ?? null,
+    cancelRequestedAt: (row.cancel_requested_at as Date | null) ?? null,
+    heartbeatAt: (row.heartbeat_at as Date | null) ?? null,
+    createdAt: row.created_at as Date,
+    startedAt: (row.started_at as Date | null) ?? null,
+    finishedAt: (row.finished_at as Date | null) ?? null,
+    durationMs: (row.duration_ms as number | null) ?? null,
+  };
+}
