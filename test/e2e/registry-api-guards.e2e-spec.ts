@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT, tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 
@@ -9,6 +10,8 @@ describe('registry REST guards', () => {
   let db: TestDatabase;
   let root: string;
   let registry: RunningRegistry;
+  let executor: RunningExecutor;
+  const queuePrefix = `test-guards-${process.pid}-${Date.now()}`;
 
   beforeAll(async () => {
     db = await createTestDatabase('guards');
@@ -16,10 +19,12 @@ describe('registry REST guards', () => {
     await writeEchoSkill(root);
     await writeEchoSkill(root, { name: 'echo_two', definition: { tags: ['test', 'second'], phase: 2 } });
     await writeEchoSkill(root, { name: 'echo_three', domain: 'other', definition: { phase: 3 } });
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], agentTokens: true });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], agentTokens: true, queuePrefix });
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix });
   });
 
   afterAll(async () => {
+    await executor?.stop();
     await registry?.stop();
     await db?.drop();
     await rm(root, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { rm, writeFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { connect, createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { copyCatalogSkill, tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 
@@ -8,7 +9,9 @@ describe('registry lifecycle over REST', () => {
   let db: TestDatabase;
   let root: string;
   let registry: RunningRegistry;
+  let executor: RunningExecutor;
   const admin = { token: ADMIN_TOKEN };
+  const queuePrefix = `test-lifecycle-${process.pid}-${Date.now()}`;
 
   beforeAll(async () => {
     db = await createTestDatabase('lifecycle');
@@ -24,10 +27,12 @@ describe('registry lifecycle over REST', () => {
     await rm(path.join(missing, 'handler.ts'));
     const malformed = await writeEchoSkill(root, { name: 'malformed_json' });
     await writeFile(path.join(malformed, 'definition.json'), '{ "name": "malformed_json", ');
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root] });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix });
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix });
   });
 
   afterAll(async () => {
+    await executor?.stop();
     await registry?.stop();
     await db?.drop();
     await rm(root, { recursive: true, force: true });
@@ -95,7 +100,11 @@ describe('registry lifecycle over REST', () => {
     expect(promotion.actor).toBe('root');
     expect(promotion.reason).toBe('examples pass');
     expect(promotion.forced).toBe(false);
-    expect(promotion.evidence.examples).toEqual([{ index: 0, input_valid: true, output_valid: true, violations: [] }]);
+    expect(promotion.evidence.examples).toEqual([
+      expect.objectContaining({ index: 0, input_valid: true, output_valid: true, execution_status: 'SUCCEEDED', output_matches: true }),
+    ]);
+    const run = await get(`/v1/executions/${promotion.evidence.examples[0].execution_id}`);
+    expect(run.body).toMatchObject({ skill: 'echo_text', purpose: 'promotion', status: 'SUCCEEDED', output: { text: 'hi', length: 2 } });
   });
 
   it('refuses promotion of a DRAFT and of a version without evidence unless forced with a reason', async () => {
@@ -256,7 +265,7 @@ describe('registry lifecycle over REST', () => {
       skill: (await get('/v1/skills/no_examples')).body,
     };
     await registry.stop();
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root] });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix });
     expect((await get('/v1/health')).body).toEqual(before.health);
     expect((await get('/v1/skills/compare_results/history')).body).toEqual(before.history);
     expect((await get('/v1/skills/no_examples')).body).toEqual(before.skill);

@@ -16,6 +16,7 @@ export async function startRegistry(options: {
   databaseUrl: string;
   skillPaths: string[];
   agentTokens?: boolean;
+  queuePrefix?: string;
   env?: Record<string, string>;
 }): Promise<RunningRegistry> {
   const config = loadConfig({
@@ -26,6 +27,7 @@ export async function startRegistry(options: {
     LOG_LEVEL: 'error',
     HOST: '127.0.0.1',
     PORT: '0',
+    QUEUE_PREFIX: options.queuePrefix ?? 'skill-registry-test',
     ...options.env,
   });
   const app = await createRegistryApp(config);

@@ -1,7 +1,12 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
 import { JsonSchemaValidator } from '../../../../libs/contracts/src/index.js';
+import { isTerminal } from '../../../../libs/executions/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
-import { PromotionEvidenceMissing, RequestInvalid } from '../problem/domain-errors.js';
+import { ExecuteSkill } from '../executions/execute-skill.js';
+import { InvalidTransition, PromotionEvidenceMissing, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
+import { allowedTransitions } from '../../../../libs/contracts/src/index.js';
 import { LifecycleService } from './lifecycle.service.js';
 
 export interface PromoteCommand {
@@ -12,17 +17,45 @@ export interface PromoteCommand {
   force?: boolean;
 }
 
-/** REGISTERED → ACTIVE, on evidence: a clean validation report and every declared example valid. */
+interface ExampleEvidence {
+  index: number;
+  input_valid: boolean;
+  output_valid: boolean | null;
+  violations: { pointer: string; message: string }[];
+  execution_id: string | null;
+  execution_status: string | null;
+  output_matches: boolean | null;
+  error: { code: string; message: string } | null;
+}
+
+/** Extra seconds a promotion waits for an example beyond the skill's own time budget. */
+const EXAMPLE_WAIT_SLACK_SECONDS = 30;
+
+/**
+ * REGISTERED → ACTIVE on evidence: a clean validation report, and every declared example run through
+ * the real executor, succeeding and, where an output is declared, returning exactly it.
+ */
 @Injectable()
 export class PromoteSkill {
   private readonly validator = new JsonSchemaValidator();
 
-  constructor(private readonly lifecycle: LifecycleService) {}
+  constructor(
+    private readonly lifecycle: LifecycleService,
+    private readonly catalog: SkillCatalog,
+    private readonly executeSkill: ExecuteSkill,
+  ) {}
 
   async execute(command: PromoteCommand): Promise<SkillVersionRecord> {
     if (command.force && !command.reason?.trim()) {
       throw new RequestInvalid('A forced promotion needs a reason', [{ field: 'reason', message: 'required when force is true' }]);
     }
+    const version = this.catalog.get(command.name)?.versions.find((candidate) => candidate.version === command.version);
+    if (!version) throw this.catalog.get(command.name) ? new SkillNotFound(command.name, command.version) : new SkillNotFound(command.name);
+    if (version.status !== 'REGISTERED') {
+      throw new InvalidTransition(version.name, version.version, version.status, 'ACTIVE', allowedTransitions(version.status));
+    }
+    const { failures, collected } = await this.collectEvidence(version, command.force ?? false);
+    if (failures.length && !command.force) throw new PromotionEvidenceMissing(version.name, version.version, failures, collected);
     return this.lifecycle.move({
       name: command.name,
       version: command.version,
@@ -31,41 +64,76 @@ export class PromoteSkill {
       actor: command.actor,
       reason: command.reason ?? null,
       forced: command.force ?? false,
-      guard: (current) => {
-        const { failures, collected } = this.collectEvidence(current);
-        if (failures.length && !command.force) throw new PromotionEvidenceMissing(current.name, current.version, failures, collected);
-        return { evidence: { ...collected, ...(failures.length ? { overridden_failures: failures } : {}) } };
-      },
+      evidence: { ...collected, ...(failures.length ? { overridden_failures: failures } : {}) },
     });
   }
 
-  /** What promotion rests on; `failures` lists what is missing. */
-  collectEvidence(version: SkillVersionRecord): { failures: string[]; collected: Record<string, unknown> } {
+  /** What promotion rests on; `failures` lists what is missing. A forced promotion skips running examples. */
+  async collectEvidence(version: SkillVersionRecord, skipRuns: boolean): Promise<{ failures: string[]; collected: Record<string, unknown> }> {
     const failures: string[] = [];
     const errors = version.validation.filter((issue) => issue.severity === 'error');
     const warnings = version.validation.filter((issue) => issue.severity === 'warning');
     if (errors.length) failures.push(`validation report has ${errors.length} error(s)`);
     if (version.examples.length === 0) failures.push('the package declares no examples to serve as evidence');
-    const examples = version.examples.map((example, index) => {
-      const inputViolations = version.inputSchema ? this.validator.validate(version.inputSchema, example.input) : [];
-      const outputViolations =
-        example.output !== undefined && version.outputSchema ? this.validator.validate(version.outputSchema, example.output) : [];
-      if (inputViolations.length) failures.push(`example ${index} input does not match the input schema`);
-      if (outputViolations.length) failures.push(`example ${index} output does not match the output schema`);
-      return {
-        index,
-        input_valid: inputViolations.length === 0,
-        output_valid: example.output === undefined ? null : outputViolations.length === 0,
-        violations: [...inputViolations, ...outputViolations],
-      };
-    });
+    const examples = await Promise.all(
+      version.examples.map(async (example, index): Promise<ExampleEvidence> => {
+        const inputViolations = version.inputSchema ? this.validator.validate(version.inputSchema, example.input) : [];
+        const outputViolations =
+          example.output !== undefined && version.outputSchema ? this.validator.validate(version.outputSchema, example.output) : [];
+        const evidence: ExampleEvidence = {
+          index,
+          input_valid: inputViolations.length === 0,
+          output_valid: example.output === undefined ? null : outputViolations.length === 0,
+          violations: [...inputViolations, ...outputViolations],
+          execution_id: null,
+          execution_status: null,
+          output_matches: null,
+          error: null,
+        };
+        if (inputViolations.length) failures.push(`example ${index} input does not match the input schema`);
+        if (outputViolations.length) failures.push(`example ${index} output does not match the output schema`);
+        if (inputViolations.length || skipRuns) return evidence;
+        await this.runExample(version, example, index, evidence, failures);
+        return evidence;
+      }),
+    );
     return {
       failures,
-      collected: {
-        content_hash: version.contentHash,
-        validation: { errors: errors.length, warnings: warnings.length },
-        examples,
-      },
+      collected: { content_hash: version.contentHash, validation: { errors: errors.length, warnings: warnings.length }, examples },
     };
+  }
+
+  private async runExample(
+    version: SkillVersionRecord,
+    example: SkillVersionRecord['examples'][number],
+    index: number,
+    evidence: ExampleEvidence,
+    failures: string[],
+  ): Promise<void> {
+    const waitSeconds = version.timeoutSeconds * Math.max(1, 1 + (version.idempotent ? version.retries : 0)) + EXAMPLE_WAIT_SLACK_SECONDS;
+    try {
+      const { execution } = await this.executeSkill.execute({
+        name: version.name,
+        version: version.version,
+        input: example.input,
+        caller: 'system:promotion',
+        purpose: 'promotion',
+        waitSeconds,
+      });
+      evidence.execution_id = execution.id;
+      evidence.execution_status = execution.status;
+      if (!isTerminal(execution.status)) {
+        failures.push(`example ${index} did not finish within ${waitSeconds} s (is an executor running?)`);
+      } else if (execution.status !== 'SUCCEEDED') {
+        evidence.error = execution.error ? { code: execution.error.code, message: execution.error.message } : null;
+        failures.push(`example ${index} ${execution.status}: ${execution.error?.code ?? ''} ${execution.error?.message ?? ''}`.trim());
+      } else if (example.output !== undefined) {
+        evidence.output_matches = isDeepStrictEqual(execution.output, JSON.parse(JSON.stringify(example.output)));
+        if (!evidence.output_matches) failures.push(`example ${index} returned output that differs from the declared output`);
+      }
+    } catch (error) {
+      evidence.error = { code: (error as { code?: string }).code ?? 'ERROR', message: (error as Error).message };
+      failures.push(`example ${index} could not be executed: ${(error as Error).message}`);
+    }
   }
 }

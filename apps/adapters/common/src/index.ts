@@ -1,0 +1,16 @@
+export { adapterConfigFromEnv, AdapterConfigError } from './config.js';
+export type { AdapterConfig } from './config.js';
+export { jsonLogger } from './logger.js';
+export type { AdapterLogger } from './logger.js';
+export { runAdapterMain } from './main.js';
+export { Program } from './program.js';
+export type { ProgramSpec, ProgramStatus } from './program.js';
+export { diagnosticsOf, runProgram, tailLines } from './run-program.js';
+export type { ProgramRun, RunProgramOptions } from './run-program.js';
+export { insideDir, readResultFile, safeRelativeName, withScratchDir, writeInputFile } from './scratch.js';
+export { health, startAdapterServer } from './server.js';
+export type { AdapterDefinition, AdapterHealth, AdapterServerOptions, RunningAdapter } from './server.js';
+export { defineTool, failureResult } from './tool.js';
+export type { AdapterLimits, AdapterTool, AdapterToolDefinition, ToolRunContext } from './tool.js';
+export { inputRejected, ToolFailure } from './tool-failure.js';
+export type { ProgramDiagnostics, ToolFailureCode } from './tool-failure.js';

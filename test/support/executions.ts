@@ -1,0 +1,66 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ADMIN_TOKEN, call } from './registry.js';
+import { REPO_ROOT } from './skill-packages.js';
+
+/** Test-only skill packages for the failure cases (never part of the production catalog). */
+export const EXECUTION_SKILLS_ROOT = path.join(REPO_ROOT, 'test/fixtures/execution-skills');
+
+export async function markerDir(): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), 'exec-markers-'));
+}
+
+/** How many times a test skill ran with this marker. */
+export async function attemptsRecorded(marker: string): Promise<number> {
+  try {
+    return (await readFile(marker, 'utf8')).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Force-promotes test skills (most have no examples) so they can be executed. */
+export async function activate(baseUrl: string, names: string[]): Promise<void> {
+  for (const name of names) {
+    const response = await call(baseUrl, 'POST', `/v1/admin/skills/${name}/versions/1.0.0/promote`, {
+      token: ADMIN_TOKEN,
+      body: { force: true, reason: 'test-only skill' },
+    });
+    if (response.status !== 200) throw new Error(`could not activate ${name}: ${JSON.stringify(response.body)}`);
+  }
+}
+
+/** Polls an execution until it is terminal. */
+export async function waitForTerminal(baseUrl: string, id: string, timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await call(baseUrl, 'GET', `/v1/executions/${id}`);
+    if (['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(body.status)) return body;
+    if (Date.now() > deadline) throw new Error(`execution ${id} still ${body.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Reads a whole SSE stream and returns its events in order. */
+export async function readSse(baseUrl: string, id: string, headers: Record<string, string> = {}): Promise<{ id: string; type: string; data: any }[]> {
+  const response = await fetch(`${baseUrl}/v1/executions/${id}/events`, { headers });
+  if (response.status !== 200) throw new Error(`SSE answered ${response.status}`);
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim())
+    .map((block) => {
+      const fields = Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+      return { id: fields.id, type: fields.event, data: JSON.parse(fields.data) };
+    });
+}
+
+/** Waits until `predicate` holds (polling), for conditions observed through files or the API. */
+export async function eventually(predicate: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
