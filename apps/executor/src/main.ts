@@ -19,10 +19,24 @@ async function main(): Promise<void> {
   }
   const app = await NestFactory.create<NestFastifyApplication>(ExecutorModule.forRoot({ config }), new FastifyAdapter(), { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
   await app.listen(config.EXECUTOR_PORT, config.HOST);
   // Consume only once everything is ready.
   await app.get(ExecutionWorker).start();
+  // Graceful stop: Nest's shutdown hooks run (workers drain, connections close), then exit 0.
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      app
+        .close()
+        .then(() => process.exit(0))
+        .catch((error: unknown) => {
+          console.error('shutdown failed:', error);
+          process.exit(1);
+        });
+    });
+  }
   console.log(`skill executor ready (health on http://${config.HOST}:${config.EXECUTOR_PORT}/readyz)`);
 }
 

@@ -27,7 +27,6 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   );
   app.useLogger(app.get(Logger));
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
 
   const document = SwaggerModule.createDocument(
     app,

@@ -66,7 +66,7 @@ const complexSeries = z.object({
   real: z.array(z.number()).describe('Real part per frequency point'),
   imag: z.array(z.number()).describe('Imaginary part per frequency point'),
   magnitude: z.array(z.number()).describe('Magnitude per frequency point (same unit as the vector)'),
-  magnitude_db: z.array(z.number()).describe('Magnitude in decibels, 20·log10(|x|)'),
+  magnitude_db: z.array(z.number()).describe('Magnitude in decibels, 20·log10(|x|), floored at -400 dB'),
   phase_deg: z.array(z.number()).describe('Phase in degrees, in (-180, 180]'),
 });
 

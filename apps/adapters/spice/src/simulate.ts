@@ -7,7 +7,7 @@ import { parseWrdata } from './wrdata.js';
 const DEFAULT_MAX_POINTS = 10_000;
 
 /** Lines of ngspice output that explain a failed analysis. */
-const PROBLEM_LINE = /^(error|fatal|warning)\b|singular matrix|timestep too small|aborted|no such (vector|device)|unknown/i;
+const ERROR_LINE = /\b(error|fatal)\b|aborted|no such (vector|device)|not in the circuit|timestep too small|unknown/i;
 
 /** `spice.simulate`: run a netlist through ngspice in batch mode and return the requested vectors per analysis. */
 export function simulateTool(ngspice: Program) {
@@ -33,14 +33,16 @@ export function simulateTool(ngspice: Program) {
 
       await context.writeInput('circuit.cir', buildDeck(netlist, input.analyses, input.vectors));
       const run = await context.run(['-b', 'circuit.cir']);
-      const problems = `${run.stderr}\n${run.stdout}`.split(/\r?\n/).filter((line) => PROBLEM_LINE.test(line.trim()));
+      const output = `${run.stderr}\n${run.stdout}`.split(/\r?\n/).map((line) => line.trim());
+      const errors = unique(output.filter((line) => ERROR_LINE.test(line)));
+      const warnings = unique(output.flatMap((line) => (/warning:/i.test(line) ? [line.slice(line.search(/warning:/i))] : [])));
 
       const analyses: AnalysisResult[] = [];
       for (const [index, analysis] of input.analyses.entries()) {
         const text = await context.readResult(dataFileName(index));
         const parsed = text === null ? null : parseWrdata(text, analysis, input.vectors);
         if (!parsed) {
-          const reasons = problems.filter((line) => !/^warning/i.test(line.trim())).slice(0, 5);
+          const reasons = errors.slice(0, 5);
           throw new ToolFailure(
             'PROGRAM_FAILED',
             `ngspice produced no results for analyses[${index}] (${analysis.type})` + (reasons.length ? `: ${reasons.join(' | ')}` : ''),
@@ -52,12 +54,16 @@ export function simulateTool(ngspice: Program) {
       const status = await ngspice.probe();
       return {
         analyses,
-        warnings: problems.filter((line) => /^warning/i.test(line.trim())).slice(0, 50),
+        warnings: warnings.slice(0, 50),
         solver_time_seconds: Math.round(run.durationMs) / 1000,
         ngspice_version: status.version,
       };
     },
   });
+}
+
+function unique(lines: string[]): string[] {
+  return [...new Set(lines)];
 }
 
 async function writeInclude(context: { writeInput(name: string, contents: string, what?: string): Promise<string> }, name: string, content: string) {
