@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { freePort, startExecutor, type RunningExecutor } from '../support/executor.js';
+import { EXECUTION_SKILLS_ROOT, activate, eventually } from '../support/executions.js';
+import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
+
+/** A private redis-server, so stopping it does not disturb other test files. */
+async function startRedis(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
+  await eventually(async () => {
+    const probe = spawn('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe' });
+    let out = '';
+    probe.stdout?.on('data', (chunk) => (out += chunk));
+    await new Promise((resolve) => probe.on('exit', resolve));
+    return out.includes('PONG');
+  }, 10_000);
+  return child;
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('Redis stopped and started again', () => {
+  let db: TestDatabase;
+  let dir: string;
+  let port: number;
+  let redis: ChildProcess;
+  let registry: RunningRegistry;
+  let executor: RunningExecutor;
+  const queuePrefix = `test-redis-${process.pid}`;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('redis');
+    dir = await mkdtemp(path.join(os.tmpdir(), 'redis-'));
+    port = await freePort();
+    redis = await startRedis(port, dir);
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix, env: { REDIS_URL: redisUrl } });
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: { REDIS_URL: redisUrl } });
+    await activate(registry.baseUrl, ['quick_noop']);
+  });
+
+  afterAll(async () => {
+    await executor?.stop();
+    await registry?.stop();
+    if (redis?.exitCode === null) await stopRedis(redis);
+    await db?.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const execute = () => call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=10', { body: { input: { marker: 'redis' } } });
+
+  it('answers 503 for executions while reads keep working, and recovers without restarts', async () => {
+    expect((await execute()).body.status).toBe('SUCCEEDED');
+    const before = (await call(registry.baseUrl, 'GET', '/v1/executions?limit=100')).body.items.length;
+    await stopRedis(redis);
+
+    const refused = await execute();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect(refused.body.code).toBe('QUEUE_UNAVAILABLE');
+    expect((await call(registry.baseUrl, 'GET', '/v1/skills/quick_noop')).status).toBe(200);
+    expect((await call(registry.baseUrl, 'GET', '/v1/skills')).status).toBe(200);
+    expect((await call(registry.baseUrl, 'GET', '/v1/executions?limit=100')).body.items.length).toBe(before);
+
+    redis = await startRedis(port, dir);
+    await eventually(async () => (await execute()).body.status === 'SUCCEEDED', 30_000);
+  });
+});
