@@ -1,0 +1,146 @@
+import ajvModule, { type ErrorObject } from 'ajv';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import addFormatsModule from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { rename, unlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { SkillExample } from './definition.js';
+import { IssueList } from './issues.js';
+import type { SchemaRole } from './schema-check.js';
+
+// CommonJS modules whose module.exports also carries `.default`: that is the form typed under NodeNext.
+const Ajv2020 = Ajv2020Module.default;
+const addFormats = addFormatsModule.default;
+const standaloneCode = standaloneCodeModule.default;
+const { _ } = ajvModule;
+
+type Ajv = InstanceType<typeof Ajv2020>;
+type ValidateFunction = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+const requireForValidators = createRequire(import.meta.url);
+/** Part of every cached validator's key: a change of ajv or of these options must not reuse old code. */
+const VALIDATOR_KEY = [
+  `ajv@${(requireForValidators('ajv/package.json') as { version: string }).version}`,
+  `ajv-formats@${(requireForValidators('ajv-formats/package.json') as { version: string }).version}`,
+  'draft2020;allErrors;strict=false;formats=full',
+].join(';');
+
+/**
+ * Validates declared examples against a package's JSON Schemas (draft 2020-12, every error reported).
+ * Compiling a validator costs milliseconds, most of a warm start: compiled validators are kept on disk as
+ * standalone code, keyed by a hash of the schema, and reused by later starts.
+ */
+export class ExampleValidator {
+  private readonly ajv: Ajv;
+
+  /** `cacheDir`: where compiled validators are kept; null to compile every time. */
+  constructor(private readonly cacheDir: string | null) {
+    this.ajv = new Ajv2020({
+      allErrors: true,
+      strict: false,
+      code: { source: cacheDir !== null, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+    });
+    addFormats(this.ajv);
+  }
+
+  /** One issue per example side (input or output) that does not match its schema. */
+  check(examples: SkillExample[], jsonSchemas: Record<SchemaRole, Record<string, unknown> | null>, issues: IssueList): void {
+    for (const role of ['input', 'output'] as const) {
+      const jsonSchema = jsonSchemas[role];
+      if (jsonSchema === null || !examples.some((example) => example[role] !== undefined)) continue;
+      let validate: ValidateFunction;
+      try {
+        validate = this.validatorFor(jsonSchema);
+      } catch (error) {
+        issues.error(
+          'schema',
+          'schema.ts',
+          '',
+          `the ${role} JSON Schema does not compile: ${String(error)}`,
+          'Simplify the zod schema (custom formats and keywords are not portable).',
+        );
+        continue;
+      }
+      examples.forEach((example, index) => {
+        const value = example[role];
+        if (value === undefined || validate(value)) return;
+        issues.error(
+          'examples',
+          'definition.json',
+          `/examples/${index}/${role}`,
+          `example ${index}${example.description ? ` ("${example.description}")` : ''} ${role} does not match the ${role} schema: ${formatAjvErrors(validate.errors ?? [])}`,
+          role === 'input'
+            ? `Fix examples[${index}].input so the skill would accept it, or fix the input schema.`
+            : `Fix examples[${index}].output to what the skill returns for that input, or fix the output schema.`,
+        );
+      });
+    }
+  }
+
+  private validatorFor(jsonSchema: Record<string, unknown>): ValidateFunction {
+    const file =
+      this.cacheDir === null
+        ? null
+        : join(this.cacheDir, `${createHash('sha256').update(VALIDATOR_KEY).update(JSON.stringify(jsonSchema)).digest('hex')}.cjs`);
+    if (file !== null) {
+      const cached = loadStandalone(file);
+      if (cached) return cached;
+    }
+    const validate = this.ajv.compile(jsonSchema);
+    try {
+      if (file !== null) storeStandalone(file, standaloneCode(this.ajv, validate));
+    } finally {
+      // Compiled validators are cached by schema: drop them so reloading packages does not grow memory.
+      this.ajv.removeSchema(jsonSchema);
+    }
+    return validate;
+  }
+}
+
+function loadStandalone(file: string): ValidateFunction | null {
+  let code: string;
+  try {
+    code = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const module = { exports: {} as unknown };
+    new Function('module', 'exports', 'require', code)(module, module.exports, requireForValidators);
+    return typeof module.exports === 'function' ? (module.exports as ValidateFunction) : null;
+  } catch {
+    return null;
+  }
+}
+
+function storeStandalone(file: string, code: string): void {
+  // In the background (a synchronous write costs as much as the compile), to a temporary name then renamed:
+  // a concurrent start never reads a half-written validator. A cache that cannot be written only costs speed.
+  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  void writeFile(temporary, code)
+    .then(() => rename(temporary, file))
+    .catch(() => unlink(temporary).catch(() => undefined));
+}
+
+function formatAjvErrors(errors: ErrorObject[]): string {
+  // A format check comes with the pattern zod derives from it: the pattern error only repeats it, unreadably.
+  const formatPaths = new Set(errors.filter((error) => error.keyword === 'format').map((error) => error.instancePath));
+  return errors
+    .filter((error) => !(error.keyword === 'pattern' && formatPaths.has(error.instancePath)))
+    .map((error) => {
+      const where = error.instancePath === '' ? '(root)' : error.instancePath;
+      const params = error.params as Record<string, unknown>;
+      const detail =
+        error.keyword === 'additionalProperties'
+          ? ` '${String(params.additionalProperty)}'`
+          : error.keyword === 'enum'
+            ? ` ${JSON.stringify(params.allowedValues)}`
+            : '';
+      const message = `${error.message ?? error.keyword}${detail}`;
+      return `${where} ${message.length > 160 ? `${message.slice(0, 157)}...` : message}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,12 @@
+export {
+  isStrictSemver,
+  SKILL_NAME_PATTERN,
+  TOOL_ID_PATTERN,
+  type SkillDefinition,
+  type SkillExample,
+  type ToolRef,
+} from './definition.js';
+export type { IssueCategory, IssueSeverity, ValidationIssue } from './issues.js';
+export { DRAFT_VERSION, SkillPackageLoader, type LoadedSkillPackage, type SkillPackageLoaderOptions } from './loader.js';
+export { findSkillPackages, hashSkillPackage } from './package-files.js';
+export { formatPackageReport } from './report.js';

@@ -1,0 +1,283 @@
+import { SkillLoadError, type SkillHandlerClass } from '@skill-registry/sdk';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { checkDefinition, isStrictSemver, SKILL_NAME_PATTERN, type SkillDefinition } from './definition.js';
+import { ExampleValidator } from './examples-check.js';
+import { checkHandlerSchemas, pickHandlerClass } from './handler-check.js';
+import { IssueList, type ValidationIssue } from './issues.js';
+import { parseJsonText } from './json-file.js';
+import { describeLoadError } from './load-error.js';
+import { cacheSubdir, resolveCacheDir } from './cache-dir.js';
+import { PackageModuleRuntime, type ModuleScope } from './module-runtime.js';
+import { EMPTY_PACKAGE_HASH, hashSkillPackageSync } from './package-files.js';
+import { exportNameOf, resolveSchema, type ResolvedSchema, type SchemaRole } from './schema-check.js';
+import { checkSkillMarkdown } from './skill-md.js';
+
+/** A skill package as read from disk: what could be loaded, and every issue found. */
+export interface LoadedSkillPackage {
+  /** Absolute real path of the package directory. */
+  packagePath: string;
+  /** Best effort even when broken: the definition's name and version when valid, else the directory name and `0.0.0-draft`. */
+  identity: { name: string; version: string };
+  /** definition.json with defaults applied; null when it is missing, malformed or has any invalid field. */
+  definition: SkillDefinition | null;
+  /** JSON Schema 2020-12 of the input schema (io `input`), null if it could not be derived. */
+  inputJsonSchema: Record<string, unknown> | null;
+  /** JSON Schema 2020-12 of the output schema (io `output`), null if it could not be derived. */
+  outputJsonSchema: Record<string, unknown> | null;
+  /** `sha256:<hex>` over the package's files (see hashSkillPackage). */
+  contentHash: string;
+  issues: ValidationIssue[];
+  /** No issue with severity `error`. */
+  valid: boolean;
+}
+
+/** Options of SkillPackageLoader. */
+export interface SkillPackageLoaderOptions {
+  /** File that `@skill-registry/sdk` resolves to inside packages (default: what the loader itself resolves). */
+  sdkEntry?: string;
+  /**
+   * Directory of the on-disk caches that make repeated starts fast (transpiled TypeScript, compiled example
+   * validators); `false` disables them. Default: node_modules/.cache/skill-loader/v1, else the OS temp dir.
+   */
+  cacheDir?: string | false;
+}
+
+/** The files of the package contract, and whether lacking one is an error. */
+const CONTRACT_FILES: { file: string; severity: 'error' | 'warning'; purpose: string }[] = [
+  { file: 'definition.json', severity: 'error', purpose: 'the skill metadata (name, version, schemas, tools, ...)' },
+  { file: 'SKILL.md', severity: 'error', purpose: 'the documentation, with name and description front matter' },
+  { file: 'schema.ts', severity: 'error', purpose: 'the zod input and output schemas' },
+  { file: 'handler.ts', severity: 'error', purpose: 'the class extending SkillBase' },
+  { file: 'handler.spec.ts', severity: 'warning', purpose: "the skill's own tests" },
+];
+
+export const DRAFT_VERSION = '0.0.0-draft';
+
+/**
+ * Loads and validates skill packages, fail-soft: a broken package yields issues, never an exception, and
+ * never affects another package. TypeScript is evaluated in-process through jiti (see PackageModuleRuntime).
+ */
+export class SkillPackageLoader {
+  /** The file `@skill-registry/sdk` resolves to inside packages. */
+  readonly sdkEntry: string;
+  /** Directory of the on-disk caches, null when caching is off. */
+  readonly cacheDir: string | null;
+  private readonly runtime: PackageModuleRuntime;
+  private readonly examples: ExampleValidator;
+
+  /** Throws when the SDK cannot be loaded: that is a broken installation, not a broken package. */
+  constructor(options: SkillPackageLoaderOptions = {}) {
+    const cacheDir = resolveCacheDir(options.cacheDir);
+    this.cacheDir = cacheDir;
+    this.runtime = new PackageModuleRuntime({ sdkEntry: options.sdkEntry, transpileCacheDir: cacheSubdir(cacheDir, 'jiti') });
+    this.examples = new ExampleValidator(cacheSubdir(cacheDir, 'ajv'));
+    this.sdkEntry = this.runtime.sdkEntry;
+  }
+
+  /** Read and check the package in `dir`. */
+  async load(dir: string): Promise<LoadedSkillPackage> {
+    // Loading is synchronous work: yield first so a server's event loop gets a turn between packages.
+    await yieldToEventLoop();
+    const packagePath = realPathOf(dir);
+    const issues = new IssueList();
+    const result: LoadedSkillPackage = {
+      packagePath,
+      identity: { name: basename(packagePath), version: DRAFT_VERSION },
+      definition: null,
+      inputJsonSchema: null,
+      outputJsonSchema: null,
+      contentHash: EMPTY_PACKAGE_HASH,
+      issues: issues.items,
+      valid: false,
+    };
+    if (!isDirectory(packagePath)) {
+      issues.error(
+        'files',
+        '',
+        '',
+        `${packagePath} is not a directory`,
+        'Pass the directory of a skill package (<root>/<domain>/<skill_name>).',
+      );
+      return result;
+    }
+    try {
+      this.check(packagePath, result, issues);
+    } catch (error) {
+      // Checks catch what packages throw; this is the last guard that keeps load() from ever throwing.
+      issues.error(
+        'files',
+        '',
+        '',
+        `the package could not be checked: ${describeLoadError(error, packagePath)}`,
+        'Check that the package files are readable.',
+      );
+    }
+    try {
+      result.contentHash = hashSkillPackageSync(packagePath);
+    } catch {
+      // Unreadable files were reported by the checks.
+    }
+    result.valid = !issues.hasErrors;
+    return result;
+  }
+
+  /**
+   * The handler class of a package whose definition is known (for the executor): evaluated afresh, checked to
+   * be the single SkillBase subclass using the schemas the definition names. Throws SkillLoadError otherwise.
+   */
+  async loadHandlerClass(dir: string, definition: SkillDefinition): Promise<SkillHandlerClass> {
+    const packagePath = realPathOf(dir);
+    const issues = new IssueList();
+    const scope = this.runtime.openScope();
+    const schemaExports = this.importModule(scope, packagePath, 'schema.ts', 'schema', issues);
+    const handlerExports = this.importModule(scope, packagePath, 'handler.ts', 'handler', issues);
+    const found = handlerExports ? pickHandlerClass(handlerExports, this.runtime.sdk, issues) : null;
+    if (found && schemaExports) {
+      for (const role of ['input', 'output'] as const) {
+        const exportName = exportNameOf(definition[`${role}_schema`]);
+        const expected: ResolvedSchema = { exportName, schema: schemaExports[exportName], jsonSchema: null };
+        if (expected.schema === undefined)
+          issues.error(
+            'schema',
+            'definition.json',
+            `/${role}_schema`,
+            `schema.ts has no export '${exportName}'`,
+            'Load the package to see its issues.',
+          );
+        else checkHandlerSchemas(found, role, expected, schemaExports, issues);
+      }
+    }
+    const errors = issues.items.filter((issue) => issue.severity === 'error');
+    if (!found || errors.length > 0) {
+      throw new SkillLoadError(definition.name, errors.map((issue) => `${issue.file}: ${issue.message}`).join('; '), packagePath);
+    }
+    return found.handlerClass;
+  }
+
+  // Synchronous on purpose: evaluating TypeScript is synchronous anyway, and awaiting a dozen small file reads
+  // per package left the thread idle for half of a warm start.
+  private check(packagePath: string, result: LoadedSkillPackage, issues: IssueList): void {
+    const present = this.checkFiles(packagePath, issues);
+    const directoryName = basename(packagePath);
+
+    let fields: Partial<SkillDefinition> = {};
+    if (present.has('definition.json')) {
+      const parsed = parseJsonText(readFileSync(join(packagePath, 'definition.json'), 'utf8'));
+      if (parsed.ok) {
+        const checked = checkDefinition(parsed.value, directoryName, issues);
+        result.definition = checked.definition;
+        fields = checked.validFields;
+        result.identity = identityOf(parsed.value, directoryName);
+      } else {
+        const where = parsed.line === null ? '' : ` at line ${parsed.line}, column ${parsed.column}`;
+        issues.error(
+          'json',
+          'definition.json',
+          '',
+          `definition.json is not valid JSON${where}: ${parsed.message}`,
+          'Fix the JSON syntax (no trailing commas, no comments, double-quoted keys and strings).',
+        );
+      }
+    }
+    if (present.has('SKILL.md'))
+      checkSkillMarkdown(readFileSync(join(packagePath, 'SKILL.md'), 'utf8'), fields.name ?? result.identity.name, issues);
+
+    const scope = this.runtime.openScope();
+    const schemaExports = present.has('schema.ts') ? this.importModule(scope, packagePath, 'schema.ts', 'schema', issues) : null;
+    const resolved: Record<SchemaRole, ResolvedSchema | null> = { input: null, output: null };
+    if (schemaExports) {
+      const reportedPointers = new Set<string>();
+      for (const role of ['input', 'output'] as const) {
+        const reference = fields[`${role}_schema`];
+        if (reference !== undefined)
+          resolved[role] = resolveSchema(role, reference, schemaExports, this.runtime.sdk, issues, reportedPointers);
+      }
+    }
+    result.inputJsonSchema = resolved.input?.jsonSchema ?? null;
+    result.outputJsonSchema = resolved.output?.jsonSchema ?? null;
+
+    const handlerExports = present.has('handler.ts') ? this.importModule(scope, packagePath, 'handler.ts', 'handler', issues) : null;
+    const found = handlerExports ? pickHandlerClass(handlerExports, this.runtime.sdk, issues) : null;
+    if (found && schemaExports) {
+      for (const role of ['input', 'output'] as const) {
+        const expected = resolved[role];
+        if (expected) checkHandlerSchemas(found, role, expected, schemaExports, issues);
+      }
+    }
+
+    if (fields.examples !== undefined) {
+      if (fields.examples.length === 0) {
+        issues.warning(
+          'examples',
+          'definition.json',
+          '/examples',
+          'no examples are declared',
+          'Add at least one { "input": {...}, "output": {...} } example: promotion to ACTIVE runs the declared examples.',
+        );
+      }
+      this.examples.check(fields.examples, { input: result.inputJsonSchema, output: result.outputJsonSchema }, issues);
+    }
+  }
+
+  private checkFiles(packagePath: string, issues: IssueList): Set<string> {
+    const present = new Set<string>();
+    for (const { file, severity, purpose } of CONTRACT_FILES) {
+      const info = statSync(join(packagePath, file), { throwIfNoEntry: false });
+      if (info?.isFile()) {
+        present.add(file);
+        continue;
+      }
+      const message = info ? `${file} is not a regular file` : `${file} is missing`;
+      const hint = `Add ${file}: ${purpose}.`;
+      if (severity === 'error') issues.error('files', file, '', message, hint);
+      else issues.warning('files', file, '', message, hint);
+    }
+    return present;
+  }
+
+  private importModule(
+    scope: ModuleScope,
+    packagePath: string,
+    file: string,
+    category: 'schema' | 'handler',
+    issues: IssueList,
+  ): Record<string, unknown> | null {
+    try {
+      return scope(join(packagePath, file));
+    } catch (error) {
+      issues.error(
+        category,
+        file,
+        '',
+        `${file} failed to load: ${describeLoadError(error, packagePath)}`,
+        `Fix the error in ${file} (run "npx tsc --noEmit" for type errors; the loader does not type-check).`,
+      );
+      return null;
+    }
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function realPathOf(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
+function identityOf(raw: unknown, directoryName: string): { name: string; version: string } {
+  const record = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const name = typeof record.name === 'string' && SKILL_NAME_PATTERN.test(record.name) ? record.name : directoryName;
+  const version = typeof record.version === 'string' && isStrictSemver(record.version) ? record.version : DRAFT_VERSION;
+  return { name, version };
+}

@@ -1,0 +1,140 @@
+import type { SkillHandlerClass } from '@skill-registry/sdk';
+import { createJiti, type Jiti, type JitiOptions, type ModuleCache } from 'jiti';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+
+/** The SDK functions the loader needs, taken from the SDK copy that skill packages themselves get. */
+export interface RuntimeSdk {
+  toJsonSchema(schema: unknown, io: 'input' | 'output'): Record<string, unknown>;
+  findUndescribedProperties(jsonSchema: unknown): string[];
+  isSkillHandlerClass(value: unknown): value is SkillHandlerClass;
+  /** The SDK's own base class (it carries the handler brand too, so it must be told apart). */
+  SkillBase: unknown;
+}
+
+/** Options of the TypeScript runtime that evaluates skill packages. */
+export interface ModuleRuntimeOptions {
+  /** File that `@skill-registry/sdk` resolves to inside packages (default: what this module resolves it to). */
+  sdkEntry?: string;
+  /** Directory where jiti keeps transpiled files across runs; null for none. */
+  transpileCacheDir?: string | null;
+}
+
+/** Loads a module of a package by absolute path; every scope is a fresh module graph sharing one SDK. */
+export type ModuleScope = (absolutePath: string) => Record<string, unknown>;
+
+/** Constant source of the scope entry module: one fs-cache entry serves every scope. */
+const SCOPE_ENTRY_SOURCE = 'module.exports = function requireInScope(id) { return require(id); };';
+
+/**
+ * Evaluates skill packages' TypeScript in-process with jiti. Each `openScope()` starts a fresh module
+ * graph (so an edited package is re-read), while the SDK and zod are evaluated once and shared, so every
+ * package sees the same SkillBase brand and zod, wherever it lives on disk.
+ */
+export class PackageModuleRuntime {
+  readonly sdkEntry: string;
+  readonly sdk: RuntimeSdk;
+  private readonly jiti: Jiti;
+  private readonly sharedModules: ModuleCache = {};
+  private readonly scopeEntryFile: string;
+
+  constructor(options: ModuleRuntimeOptions = {}) {
+    const localRequire = createRequire(import.meta.url);
+    this.sdkEntry = options.sdkEntry ? resolve(options.sdkEntry) : localRequire.resolve('@skill-registry/sdk');
+    if (!existsSync(this.sdkEntry)) {
+      throw new Error(`@skill-registry/sdk entry ${this.sdkEntry} does not exist (run "npm run build:sdk")`);
+    }
+    this.scopeEntryFile = join(dirname(this.sdkEntry), '__skill_loader_scope__.cjs');
+    const jitiOptions: JitiOptions = {
+      alias: { ...zodAliases(this.sdkEntry), '@skill-registry/sdk': this.sdkEntry },
+      moduleCache: false,
+      fsCache: options.transpileCacheDir ?? false,
+      interopDefault: true,
+    };
+    const babelTransform = createJiti(import.meta.url, { fsCache: false }).options.transform;
+    if (babelTransform)
+      jitiOptions.transform = (transformOptions) => rewriteTsImports(babelTransform(transformOptions), transformOptions.filename);
+    this.jiti = createJiti(import.meta.url, jitiOptions);
+    this.sdk = this.loadSdk();
+  }
+
+  /** A fresh module graph: modules loaded through it share instances with each other, not with other scopes. */
+  openScope(): ModuleScope {
+    const scopeModules = Object.create(this.sharedModules) as ModuleCache;
+    const requireInScope = this.jiti.evalModule(SCOPE_ENTRY_SOURCE, {
+      filename: this.scopeEntryFile,
+      cache: scopeModules,
+      async: false,
+      forceTranspile: true,
+    }) as (id: string) => unknown;
+    return (absolutePath) => toModuleRecord(requireInScope(absolutePath));
+  }
+
+  private loadSdk(): RuntimeSdk {
+    const requireShared = this.jiti.evalModule(SCOPE_ENTRY_SOURCE, {
+      filename: this.scopeEntryFile,
+      cache: this.sharedModules,
+      async: false,
+      forceTranspile: true,
+    }) as (id: string) => unknown;
+    let sdk: Record<string, unknown>;
+    try {
+      sdk = toModuleRecord(requireShared(this.sdkEntry));
+    } catch (error) {
+      throw new Error(`@skill-registry/sdk could not be loaded from ${this.sdkEntry}: ${String(error)}`, { cause: error });
+    }
+    for (const name of ['toJsonSchema', 'findUndescribedProperties', 'isSkillHandlerClass', 'SkillBase']) {
+      if (typeof sdk[name] !== 'function') throw new Error(`@skill-registry/sdk at ${this.sdkEntry} does not export ${name}()`);
+    }
+    return sdk as unknown as RuntimeSdk;
+  }
+}
+
+function toModuleRecord(value: unknown): Record<string, unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function')
+    ? (value as Record<string, unknown>)
+    : { default: value };
+}
+
+/**
+ * Packages import siblings NodeNext-style (`./schema.js` for schema.ts). Rewriting those specifiers once,
+ * at transpile time (the result is cached), spares jiti a failing lookup per import per load, which
+ * otherwise dominates load time.
+ */
+function rewriteTsImports(result: { code: string; error?: unknown }, filename: string | undefined): { code: string; error?: unknown } {
+  if (!filename || result.error) return result;
+  const dir = dirname(filename);
+  const code = result.code.replace(
+    /\b(require|jitiImport)\((["'])(\.\.?\/[^"'\n]*)\.js\2\)/g,
+    (call, fn: string, quote: string, stem: string) => {
+      if (existsSync(resolve(dir, `${stem}.js`)) || !existsSync(resolve(dir, `${stem}.ts`))) return call;
+      return `${fn}(${quote}${stem}.ts${quote})`;
+    },
+  );
+  return { ...result, code };
+}
+
+/**
+ * Pin `zod` (and its subpaths) to the CommonJS files next to the SDK, so a package outside the repository
+ * resolves zod at all, and every package shares the SDK's copy instead of transpiling the ESM build.
+ */
+function zodAliases(sdkEntry: string): Record<string, string> {
+  const sdkRequire = createRequire(sdkEntry);
+  const aliases: Record<string, string> = {};
+  try {
+    const manifest = JSON.parse(readFileSync(sdkRequire.resolve('zod/package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+    for (const subpath of Object.keys(manifest.exports ?? { '.': null })) {
+      if (subpath.includes('*') || subpath.endsWith('.json')) continue;
+      const specifier = subpath === '.' ? 'zod' : `zod/${subpath.slice(2)}`;
+      try {
+        aliases[specifier] = sdkRequire.resolve(specifier);
+      } catch {
+        // A subpath without a CommonJS entry: packages importing it fall back to normal resolution.
+      }
+    }
+  } catch {
+    // zod not resolvable from the SDK: leave resolution to jiti.
+  }
+  return aliases;
+}

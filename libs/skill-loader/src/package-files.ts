@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+
+/** Files that make a directory a skill package. */
+export const PACKAGE_MARKERS = ['definition.json', 'handler.ts', 'SKILL.md'] as const;
+
+/** Directory names never part of a package's content nor searched for packages. */
+function isSkippedEntry(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules' || name === 'dist';
+}
+
+/**
+ * Skill package directories under `roots` (absolute real paths, sorted, without duplicates). A package is a
+ * directory holding definition.json, handler.ts or SKILL.md; the search does not descend into packages,
+ * node_modules or dot-directories. A root that does not exist yields nothing: the caller reports it.
+ */
+export async function findSkillPackages(roots: string[]): Promise<string[]> {
+  const found = new Set<string>();
+  const visited = new Set<string>();
+  for (const root of roots) {
+    const realRoot = await realpath(root).catch(() => null);
+    if (realRoot !== null) await searchDirectory(realRoot, found, visited);
+  }
+  return [...found].sort(compareCodeUnits);
+}
+
+async function searchDirectory(dir: string, found: Set<string>, visited: Set<string>): Promise<void> {
+  if (visited.has(dir)) return;
+  visited.add(dir);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => null);
+  if (entries === null) return;
+  if (entries.some((entry) => (PACKAGE_MARKERS as readonly string[]).includes(entry.name) && !entry.isDirectory())) {
+    found.add(dir);
+    return;
+  }
+  for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const child = await childDirectory(dir, entry);
+    if (child !== null) await searchDirectory(child, found, visited);
+  }
+}
+
+async function childDirectory(dir: string, entry: Dirent): Promise<string | null> {
+  const path = join(dir, entry.name);
+  if (entry.isDirectory()) return path;
+  if (!entry.isSymbolicLink()) return null;
+  const target = await realpath(path).catch(() => null);
+  if (target === null) return null;
+  return (await stat(target).catch(() => null))?.isDirectory() ? target : null;
+}
+
+/** Relative paths (POSIX separators, sorted) of the files making up a package's content. */
+export async function listPackageFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  await collectFiles(dir, dir, files);
+  return files.sort(compareCodeUnits);
+}
+
+async function collectFiles(root: string, dir: string, files: string[]): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    if (isSkippedEntry(entry.name)) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await collectFiles(root, path, files);
+    // Symlinks are followed to files only: a linked directory could loop.
+    else if (entry.isFile() || (entry.isSymbolicLink() && (await stat(path).catch(() => null))?.isFile())) {
+      files.push(relative(root, path).split(sep).join('/'));
+    }
+  }
+}
+
+/**
+ * Content hash of a package: `sha256:<hex>` over its files in sorted order, each framed as relative path,
+ * byte length and bytes. node_modules, dist and dotfiles are left out, so builds and editors do not change it.
+ */
+export async function hashSkillPackage(dir: string): Promise<string> {
+  const files = await listPackageFiles(dir);
+  // Read concurrently: a package is a handful of small files, and fs latency is most of the cost.
+  const contents = await Promise.all(files.map((file) => readFile(join(dir, file))));
+  return digestFiles(files, contents);
+}
+
+/** hashSkillPackage for the loader, which is synchronous work already (transpiling, evaluating). */
+export function hashSkillPackageSync(dir: string): string {
+  const files: string[] = [];
+  collectFilesSync(dir, dir, files);
+  files.sort(compareCodeUnits);
+  return digestFiles(
+    files,
+    files.map((file) => readFileSync(join(dir, file))),
+  );
+}
+
+function collectFilesSync(root: string, dir: string, files: string[]): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (isSkippedEntry(entry.name)) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) collectFilesSync(root, path, files);
+    else if (entry.isFile() || (entry.isSymbolicLink() && statSync(path, { throwIfNoEntry: false })?.isFile())) {
+      files.push(relative(root, path).split(sep).join('/'));
+    }
+  }
+}
+
+function digestFiles(files: string[], contents: Buffer[]): string {
+  const hash = createHash('sha256');
+  files.forEach((file, index) => {
+    hash.update(`${file}\0${contents[index].length}\0`);
+    hash.update(contents[index]);
+  });
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/** Hash of a package without files (what a missing or unreadable directory gets). */
+export const EMPTY_PACKAGE_HASH = `sha256:${createHash('sha256').digest('hex')}`;
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,86 @@
+import { IssueList } from './issues.js';
+
+/** Front matter of SKILL.md (agentskills.io style): the fields the loader reads. */
+export interface SkillMarkdownFrontMatter {
+  fields: Record<string, string>;
+}
+
+/**
+ * Read the `---` delimited front matter at the top of SKILL.md. Only flat `key: value` pairs (plain or
+ * quoted scalars, and `|`/`>` block scalars) are understood: that is all the format uses.
+ */
+export function parseFrontMatter(markdown: string): SkillMarkdownFrontMatter | null {
+  const lines = markdown.replace(/^\uFEFF/, '').split(/\r?\n/);
+  if (lines[0]?.trim() !== '---') return null;
+  const end = lines.findIndex((line, index) => index > 0 && line.trim() === '---');
+  if (end < 0) return null;
+  const fields: Record<string, string> = {};
+  for (let index = 1; index < end; index++) {
+    const match = /^([A-Za-z0-9_-]+)\s*:\s*(.*)$/.exec(lines[index]);
+    if (!match) continue;
+    const [, key, rest] = match;
+    if (rest === '|' || rest === '>' || rest === '|-' || rest === '>-') {
+      const block: string[] = [];
+      while (index + 1 < end && (/^\s+\S/.test(lines[index + 1]) || lines[index + 1].trim() === '')) block.push(lines[++index].trim());
+      fields[key] = (rest.startsWith('|') ? block.join('\n') : block.join(' ')).trim();
+    } else {
+      fields[key] = unquote(rest.replace(/\s+#.*$/, '').trim());
+    }
+  }
+  return { fields };
+}
+
+function unquote(value: string): string {
+  if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
+    try {
+      return JSON.parse(value) as string;
+    } catch {
+      return value.slice(1, -1);
+    }
+  }
+  if (value.length >= 2 && value.startsWith("'") && value.endsWith("'")) return value.slice(1, -1).replace(/''/g, "'");
+  return value;
+}
+
+/** Check SKILL.md's front matter against definition.json (warnings only: the file is documentation). */
+export function checkSkillMarkdown(markdown: string, definitionName: string | undefined, issues: IssueList): void {
+  const frontMatter = parseFrontMatter(markdown);
+  const example = `---\nname: ${definitionName ?? '<skill_name>'}\ndescription: <one line>\n---`;
+  if (!frontMatter) {
+    issues.warning(
+      'docs',
+      'SKILL.md',
+      '',
+      'SKILL.md has no front matter (a leading --- block with name and description)',
+      `Start SKILL.md with:\n${example}`,
+    );
+    return;
+  }
+  const { name, description } = frontMatter.fields;
+  if (name === undefined || name === '') {
+    issues.warning(
+      'docs',
+      'SKILL.md',
+      '/name',
+      "SKILL.md front matter has no 'name'",
+      `Add "name: ${definitionName ?? '<skill_name>'}" to the front matter.`,
+    );
+  } else if (definitionName !== undefined && name !== definitionName) {
+    issues.warning(
+      'docs',
+      'SKILL.md',
+      '/name',
+      `SKILL.md front matter name '${name}' differs from definition.json name '${definitionName}'`,
+      `Set "name: ${definitionName}" in the front matter.`,
+    );
+  }
+  if (description === undefined || description === '') {
+    issues.warning(
+      'docs',
+      'SKILL.md',
+      '/description',
+      "SKILL.md front matter has no 'description'",
+      'Add "description: <what the skill does, one line>" to the front matter.',
+    );
+  }
+}
