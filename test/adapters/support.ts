@@ -75,11 +75,15 @@ export interface AdapterProcess {
 
 /** Start `apps/adapters/<name>/src/main.ts` as its own Node process (TypeScript through jiti) and wait for /healthz. */
 export async function startAdapterProcess(name: string, port: number, env: Record<string, string> = {}): Promise<AdapterProcess> {
-  const child = spawn(process.execPath, [join(repoRoot, 'node_modules/jiti/lib/jiti-cli.mjs'), join(repoRoot, `apps/adapters/${name}/src/main.ts`)], {
-    cwd: repoRoot,
-    env: { ...process.env, NODE_OPTIONS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, 'node_modules/jiti/lib/jiti-cli.mjs'), join(repoRoot, `apps/adapters/${name}/src/main.ts`)],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, NODE_OPTIONS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

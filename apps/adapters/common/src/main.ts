@@ -16,7 +16,8 @@ export async function runAdapterMain(adapter: AdapterDefinition, defaultPort: nu
   const running = await startAdapterServer(adapter, { ...config, logger });
   const programs = await Promise.all(adapter.programs.map((program) => program.probe()));
   for (const program of programs) {
-    if (!program.found) logger.warn(`${program.name} is not installed: its tools will report unavailable`, { debianPackage: program.debianPackage });
+    if (!program.found)
+      logger.warn(`${program.name} is not installed: its tools will report unavailable`, { debianPackage: program.debianPackage });
   }
   logger.info('adapter listening', { url: running.url, health: running.healthUrl, programs });
   const stop = (signal: string) => {

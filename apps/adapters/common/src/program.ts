@@ -55,7 +55,13 @@ export class Program {
     const path = await findExecutable(this.spec.executable);
     let version: string | null = null;
     if (path) {
-      const run = await runProgram({ command: path, args: this.spec.versionArgs, cwd: tmpdir(), timeoutMs: 10_000, maxOutputBytes: 1 << 20 });
+      const run = await runProgram({
+        command: path,
+        args: this.spec.versionArgs,
+        cwd: tmpdir(),
+        timeoutMs: 10_000,
+        maxOutputBytes: 1 << 20,
+      });
       version = this.spec.parseVersion(`${run.stdout}\n${run.stderr}`);
     }
     this.status = { name: this.spec.name, debianPackage: this.spec.debianPackage, found: path !== null, path, version };

@@ -123,7 +123,13 @@ export async function health(adapter: AdapterDefinition): Promise<AdapterHealth>
   const tools = await Promise.all(
     adapter.tools.map(async (tool) => ({ name: tool.name, capability: tool.capability, available: (await tool.program.probe()).found })),
   );
-  return { status: programs.every((program) => program.found) ? 'ok' : 'degraded', adapter: adapter.name, version: adapter.version, programs, tools };
+  return {
+    status: programs.every((program) => program.found) ? 'ok' : 'degraded',
+    adapter: adapter.name,
+    version: adapter.version,
+    programs,
+    tools,
+  };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

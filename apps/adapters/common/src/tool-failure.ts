@@ -1,12 +1,6 @@
 /** Why a tool call failed; each code is stable and shows up in the isError result's `error.code`. */
 export type ToolFailureCode =
-  | 'INPUT_REJECTED'
-  | 'PROGRAM_NOT_INSTALLED'
-  | 'PROGRAM_FAILED'
-  | 'PROGRAM_TIMEOUT'
-  | 'OUTPUT_LIMIT'
-  | 'CANCELLED'
-  | 'INTERNAL';
+  'INPUT_REJECTED' | 'PROGRAM_NOT_INSTALLED' | 'PROGRAM_FAILED' | 'PROGRAM_TIMEOUT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INTERNAL';
 
 /** What the program said before it failed: its exit status and the last lines of its output. */
 export interface ProgramDiagnostics {

@@ -101,7 +101,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(definit
         return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output as Record<string, unknown> };
       } catch (error) {
         const failure =
-          error instanceof ToolFailure ? error : new ToolFailure('INTERNAL', `the adapter failed: ${error instanceof Error ? error.message : String(error)}`);
+          error instanceof ToolFailure
+            ? error
+            : new ToolFailure('INTERNAL', `the adapter failed: ${error instanceof Error ? error.message : String(error)}`);
         logger.info('tool call failed', {
           tool: definition.name,
           ok: false,
@@ -126,7 +128,11 @@ async function runChecked(
   if (run.spawnError) throw new ToolFailure('PROGRAM_FAILED', `${name} could not be started: ${run.spawnError}`);
   if (run.cancelled) throw new ToolFailure('CANCELLED', `${name} was stopped because the request was cancelled`, diagnosticsOf(run));
   if (run.timedOut) {
-    throw new ToolFailure('PROGRAM_TIMEOUT', `${name} did not finish within ${Math.round(options.timeoutMs / 100) / 10} s and was killed`, diagnosticsOf(run));
+    throw new ToolFailure(
+      'PROGRAM_TIMEOUT',
+      `${name} did not finish within ${Math.round(options.timeoutMs / 100) / 10} s and was killed`,
+      diagnosticsOf(run),
+    );
   }
   if (run.outputLimitExceeded) {
     throw new ToolFailure(

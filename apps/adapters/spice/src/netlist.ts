@@ -27,7 +27,9 @@ export function checkNetlist(netlist: string, includeNames: ReadonlySet<string>)
     if (index > 0 && card.startsWith('.')) {
       const where = `netlist line ${index + 1}`;
       if (CONTROL_CARDS.has(card)) {
-        throw inputRejected(`${where}: '${card}' is not allowed; the adapter writes the control block (give analyses and vectors as parameters)`);
+        throw inputRejected(
+          `${where}: '${card}' is not allowed; the adapter writes the control block (give analyses and vectors as parameters)`,
+        );
       }
       if (ANALYSIS_CARDS.has(card)) {
         throw inputRejected(`${where}: analysis card '${card}' is not allowed in the netlist; give it in the 'analyses' parameter`);
@@ -40,7 +42,10 @@ export function checkNetlist(netlist: string, includeNames: ReadonlySet<string>)
 }
 
 function checkInclude(line: string, where: string, includeNames: ReadonlySet<string>): void {
-  const target = line.trim().split(/\s+/)[1]?.replace(/^["']|["']$/g, '');
+  const target = line
+    .trim()
+    .split(/\s+/)[1]
+    ?.replace(/^["']|["']$/g, '');
   if (!target) throw inputRejected(`${where}: include without a file name`);
   const name = safeRelativeName(target, `${where}: included file`);
   if (!includeNames.has(name)) {
@@ -73,7 +78,8 @@ export function checkPoints(analysis: SpiceAnalysis, index: number, maxPoints: n
       break;
     case 'ac': {
       if (analysis.stop_hz < analysis.start_hz) throw inputRejected(`analyses[${index}]: ac stop_hz is below start_hz`);
-      const span = analysis.variation === 'lin' ? 1 : Math.log(analysis.stop_hz / analysis.start_hz) / Math.log(analysis.variation === 'dec' ? 10 : 2);
+      const span =
+        analysis.variation === 'lin' ? 1 : Math.log(analysis.stop_hz / analysis.start_hz) / Math.log(analysis.variation === 'dec' ? 10 : 2);
       points = Math.ceil(analysis.points * Math.max(span, 1)) + 1;
       break;
     }
@@ -85,7 +91,9 @@ export function checkPoints(analysis: SpiceAnalysis, index: number, maxPoints: n
     }
   }
   if (points > maxPoints) {
-    throw inputRejected(`analyses[${index}] (${analysis.type}) would produce ${points} points, more than max_points=${maxPoints}; use a coarser step`);
+    throw inputRejected(
+      `analyses[${index}] (${analysis.type}) would produce ${points} points, more than max_points=${maxPoints}; use a coarser step`,
+    );
   }
   return points;
 }

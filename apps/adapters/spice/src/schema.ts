@@ -81,7 +81,9 @@ export const analysisResultSchema = z.object({
     .nullable()
     .describe('Independent variable of the analysis; null for op'),
   points: z.number().int().describe('Number of points'),
-  vectors: z.record(z.string(), z.array(z.number())).describe('Real-valued results per requested vector (op, dc, tran): one value per point'),
+  vectors: z
+    .record(z.string(), z.array(z.number()))
+    .describe('Real-valued results per requested vector (op, dc, tran): one value per point'),
   complex_vectors: z.record(z.string(), complexSeries).describe('Complex results per requested vector (ac only; empty otherwise)'),
 });
 export type AnalysisResult = z.infer<typeof analysisResultSchema>;

@@ -66,8 +66,13 @@ function unique(lines: string[]): string[] {
   return [...new Set(lines)];
 }
 
-async function writeInclude(context: { writeInput(name: string, contents: string, what?: string): Promise<string> }, name: string, content: string) {
-  if (name === 'circuit.cir' || /^analysis-\d+\.dat$/.test(name)) throw inputRejected(`include file name '${name}' is reserved by the adapter`);
+async function writeInclude(
+  context: { writeInput(name: string, contents: string, what?: string): Promise<string> },
+  name: string,
+  content: string,
+) {
+  if (name === 'circuit.cir' || /^analysis-\d+\.dat$/.test(name))
+    throw inputRejected(`include file name '${name}' is reserved by the adapter`);
   await context.writeInput(name, content, 'include_files name');
   return name.split('/').filter(Boolean).join('/');
 }
