@@ -26,5 +26,6 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // Fixture packages carry handler.spec.ts files as part of the package layout; they are data, not suites.
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/fixtures/'],
 };

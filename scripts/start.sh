@@ -15,4 +15,4 @@ fi
 [ -d node_modules ] || npm ci
 npm run --silent build
 
-exec node dist/apps/registry/src/main.js
+exec node scripts/run-all.mjs

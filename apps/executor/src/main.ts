@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
+import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/database/src/index.js';
 import { ExecutorConfigError, loadExecutorConfig } from './config/executor-config.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
 import { ExecutorModule } from './executor.module.js';
@@ -17,6 +18,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Same idempotent, lock-protected step as the registry: whichever process starts first migrates.
+  await ensureDatabase(config.DATABASE_URL);
+  await applyMigrations(config.DATABASE_URL, migrationsDir());
   const app = await NestFactory.create<NestFastifyApplication>(ExecutorModule.forRoot({ config }), new FastifyAdapter(), { bufferLogs: true });
   app.useLogger(app.get(Logger));
   await app.listen(config.EXECUTOR_PORT, config.HOST);

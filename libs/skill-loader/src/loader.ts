@@ -76,6 +76,11 @@ export class SkillPackageLoader {
     this.sdkEntry = this.runtime.sdkEntry;
   }
 
+  /** The SDK module exactly as packages see it (same classes), e.g. to raise its errors inside a sandbox. */
+  get packageSdk(): Record<string, unknown> {
+    return this.runtime.sdk as unknown as Record<string, unknown>;
+  }
+
   /** Read and check the package in `dir`. */
   async load(dir: string): Promise<LoadedSkillPackage> {
     // Loading is synchronous work: yield first so a server's event loop gets a turn between packages.

@@ -23,7 +23,7 @@ interface ZodLike {
 
 type ErrorClass = new (...args: never[]) => Error;
 /** The SDK copy skill packages get (through the loader's runtime), so handlers can `instanceof` its errors. */
-const packageSdk = (loader as unknown as { runtime: { sdk: Record<string, ErrorClass> } }).runtime.sdk;
+const packageSdk = loader.packageSdk as Record<string, ErrorClass>;
 
 /** A tool failure reported by the parent, as the SDK error a handler expects. */
 function toolError(failure: { code: string; message: string; details: Record<string, unknown> }, toolId: string): Error {
