@@ -53,13 +53,18 @@ export class ExecutionEventLog {
 
   async append(executionId: string, event: ExecutionEvent): Promise<string> {
     const key = this.key(executionId);
-    const id = (await this.redis.xadd(key, '*', 'event', JSON.stringify(event))) as string;
-    if (TERMINAL_EVENT_TYPES.has(event.type)) {
-      await this.redis.expire(key, FINISHED_STREAM_TTL_SECONDS);
-      // Wakes registry requests waiting for this execution (?wait=, promotion runs).
-      await this.redis.publish(finishedChannel(this.prefix), executionId);
-    }
-    return id;
+    if (!TERMINAL_EVENT_TYPES.has(event.type)) return (await this.redis.xadd(key, '*', 'event', JSON.stringify(event))) as string;
+    // One round trip: the terminal event, the stream's expiry, and the wake-up of registry requests
+    // waiting for this execution (?wait=, promotion runs).
+    const results = await this.redis
+      .multi()
+      .xadd(key, '*', 'event', JSON.stringify(event))
+      .expire(key, FINISHED_STREAM_TTL_SECONDS)
+      .publish(finishedChannel(this.prefix), executionId)
+      .exec();
+    const [error, id] = results?.[0] ?? [new Error('transaction aborted'), null];
+    if (error) throw error;
+    return id as string;
   }
 
   /** Events after `afterId` ('0' = from the beginning), waiting up to `blockMs` for new ones (0 = do not wait). */

@@ -96,33 +96,11 @@ export class ExecutionsRepository {
   /** The execution and the version it runs, for the executor. */
   async findForRun(id: string): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
     const result = await this.pool.query(
-      `SELECT e.*, v.package_path AS v_package_path, v.status AS v_status, v.timeout_seconds AS v_timeout_seconds,
-              v.retries AS v_retries, v.idempotent AS v_idempotent, v.input_schema AS v_input_schema,
-              v.output_schema AS v_output_schema, v.input_schema_ref AS v_input_schema_ref,
-              v.output_schema_ref AS v_output_schema_ref, v.tools_required AS v_tools_required, v.content_hash AS v_content_hash
-         FROM executions e JOIN skill_versions v ON v.id = e.skill_version_id WHERE e.id = $1`,
+      `SELECT e.*, ${VERSION_COLUMNS} FROM executions e JOIN skill_versions v ON v.id = e.skill_version_id WHERE e.id = $1`,
       [id],
     );
     const row = result.rows[0];
-    if (!row) return null;
-    return {
-      execution: toRecord(row),
-      version: {
-        packagePath: row.v_package_path,
-        name: row.skill_name,
-        version: row.version,
-        status: row.v_status,
-        timeoutSeconds: row.v_timeout_seconds,
-        retries: row.v_retries,
-        idempotent: row.v_idempotent,
-        inputSchema: row.v_input_schema,
-        outputSchema: row.v_output_schema,
-        inputSchemaRef: row.v_input_schema_ref,
-        outputSchemaRef: row.v_output_schema_ref,
-        toolsRequired: row.v_tools_required,
-        contentHash: row.v_content_hash,
-      },
-    };
+    return row ? { execution: toRecord(row), version: toVersion(row) } : null;
   }
 
   async list(filter: ExecutionListFilter): Promise<ExecutionRecord[]> {
@@ -146,6 +124,24 @@ export class ExecutionsRepository {
       params,
     );
     return result.rows.map(toRecord);
+  }
+
+  /**
+   * One round trip for the common case: starts the next attempt if the execution is waiting for one
+   * and returns it with its version; null when no attempt could start (use findForRun to see why).
+   */
+  async startAttemptForRun(id: string): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
+    const result = await this.pool.query(
+      `WITH started AS (
+         UPDATE executions
+            SET status = 'RUNNING', attempts = attempts + 1, attempt_running = true,
+                started_at = COALESCE(started_at, now()), heartbeat_at = now()
+          WHERE id = $1 AND status IN ('QUEUED', 'RUNNING') AND NOT attempt_running AND cancel_requested_at IS NULL
+          RETURNING *)
+       SELECT s.*, ${VERSION_COLUMNS} FROM started s JOIN skill_versions v ON v.id = s.skill_version_id`,
+      [id],
+    );
+    return result.rows[0] ? { execution: toRecord(result.rows[0]), version: toVersion(result.rows[0]) } : null;
   }
 
   /**
@@ -275,6 +271,29 @@ export class ExecutionsRepository {
     );
     return new Map(result.rows.map((row) => [row.version as string, row.last as Date]));
   }
+}
+
+const VERSION_COLUMNS = `v.package_path AS v_package_path, v.status AS v_status, v.timeout_seconds AS v_timeout_seconds,
+  v.retries AS v_retries, v.idempotent AS v_idempotent, v.input_schema AS v_input_schema, v.output_schema AS v_output_schema,
+  v.input_schema_ref AS v_input_schema_ref, v.output_schema_ref AS v_output_schema_ref, v.tools_required AS v_tools_required,
+  v.content_hash AS v_content_hash`;
+
+function toVersion(row: ExecutionRow): ExecutableVersion {
+  return {
+    packagePath: row.v_package_path as string,
+    name: row.skill_name as string,
+    version: row.version as string,
+    status: row.v_status as string,
+    timeoutSeconds: row.v_timeout_seconds as number,
+    retries: row.v_retries as number,
+    idempotent: row.v_idempotent as boolean,
+    inputSchema: row.v_input_schema as Record<string, unknown> | null,
+    outputSchema: row.v_output_schema as Record<string, unknown> | null,
+    inputSchemaRef: row.v_input_schema_ref as string,
+    outputSchemaRef: row.v_output_schema_ref as string,
+    toolsRequired: row.v_tools_required as ExecutableVersion['toolsRequired'],
+    contentHash: row.v_content_hash as string,
+  };
 }
 
 interface ExecutionRow {

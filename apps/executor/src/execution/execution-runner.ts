@@ -61,6 +61,9 @@ export class ExecutionRunner {
 
   /** One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt. */
   async run(executionId: string): Promise<void> {
+    // Common case in one round trip; anything unusual is sorted out from a fresh read below.
+    const fast = await this.executions.startAttemptForRun(executionId);
+    if (fast) return this.runAttempt(fast.execution, fast.version);
     const found = await this.executions.findForRun(executionId);
     if (!found) {
       this.logger.warn(`job for unknown execution ${executionId} ignored`);
@@ -95,7 +98,13 @@ export class ExecutionRunner {
       if (!execution) return;
     }
 
-    await this.emit(executionId, { type: 'started', at: now(), attempt: execution.attempts });
+    return this.runAttempt(execution, version);
+  }
+
+  private async runAttempt(execution: ExecutionRecord, version: ExecutableVersion): Promise<void> {
+    const executionId = execution.id;
+    // Not awaited: events of one execution go out in order on one connection.
+    void this.emit(executionId, { type: 'started', at: now(), attempt: execution.attempts });
     const outcome = await this.attempt(execution, version);
     if (outcome.ok) {
       await this.conclude(

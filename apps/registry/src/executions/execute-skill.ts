@@ -93,32 +93,37 @@ export class ExecuteSkill {
       if (record.requestHash !== requestHash) throw new IdempotencyKeyReused(command.idempotencyKey as string, record.id);
       return { execution: await this.waitIfAsked(record, command.waitSeconds), version, created };
     }
+    // Listen before enqueueing, so even an instant result cannot be missed.
+    const listener = command.waitSeconds ? this.waiters.listen(record.id) : null;
     try {
-      await this.events.append(record.id, { type: 'queued', at: new Date().toISOString(), skill: version.name, version: version.version });
-      await this.queue.add(EXECUTION_JOB, { executionId: record.id }, executionJobOptions(record.id));
+      // Both go out on one connection, in this order: 'queued' always precedes the executor's events.
+      await Promise.all([
+        this.events.append(record.id, { type: 'queued', at: new Date().toISOString(), skill: version.name, version: version.version }),
+        this.queue.add(EXECUTION_JOB, { executionId: record.id }, executionJobOptions(record.id)),
+      ]);
     } catch (error) {
+      listener?.dispose();
       await this.executions.finish(record.id, 'FAILED', {
         error: { code: 'QUEUE_UNAVAILABLE', message: 'The execution could not be queued', details: { reason: (error as Error).message } },
       });
       throw new QueueUnavailable((error as Error).message);
     }
-    return { execution: await this.waitIfAsked(record, command.waitSeconds), version, created };
+    if (!listener) return { execution: record, version, created };
+    await listener.wait((command.waitSeconds as number) * 1000);
+    return { execution: (await this.executions.findById(record.id)) ?? record, version, created };
   }
 
-  /** Waits up to `seconds` for a terminal state and returns the freshest record. */
+  /** Waits up to `seconds` for an existing execution to reach a terminal state; returns the freshest record. */
   async waitIfAsked(record: ExecutionRecord, seconds: number | undefined, signal?: AbortSignal): Promise<ExecutionRecord> {
     if (!seconds || isTerminal(record.status)) return record;
-    let latest = record;
-    await this.waiters.wait(
-      record.id,
-      seconds * 1000,
-      async () => {
-        latest = (await this.executions.findById(record.id)) ?? latest;
-        return isTerminal(latest.status);
-      },
-      signal,
-    );
-    return isTerminal(latest.status) ? latest : ((await this.executions.findById(record.id)) ?? latest);
+    const listener = this.waiters.listen(record.id);
+    const latest = (await this.executions.findById(record.id)) ?? record;
+    if (isTerminal(latest.status)) {
+      listener.dispose();
+      return latest;
+    }
+    await listener.wait(seconds * 1000, signal);
+    return (await this.executions.findById(record.id)) ?? latest;
   }
 
   private resolveVersion(name: string, version: string | undefined): SkillVersionRecord {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -52,44 +52,60 @@ export const executionInfrastructure: Provider[] = [
   },
 ];
 
+/** A registration for one execution's end; see ExecutionWaiters.listen. */
+export interface FinishListener {
+  /** Resolves when the execution is announced finished, or after `timeoutMs`. */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  dispose(): void;
+}
+
 /** Waits for executions to finish, woken by the executor's "finished" announcements. */
 @Injectable()
-export class ExecutionWaiters implements OnApplicationShutdown {
+export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutionWaiters.name);
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly subscriber: Redis;
-  private subscribed: Promise<unknown>;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (_channel, executionId: string) => this.wake(executionId));
-    this.subscribed = this.subscriber.subscribe(finishedChannel(config.QUEUE_PREFIX)).catch((error: Error) => {
-      this.logger.warn(`cannot subscribe to finished executions: ${error.message}`);
-    });
+  }
+
+  async onModuleInit(): Promise<void> {
+    // ioredis re-subscribes by itself after a reconnect.
+    await this.subscriber.connect().catch((error: Error) => this.logger.warn(`cannot reach Redis for finished executions: ${error.message}`));
+    await this.subscriber.subscribe(finishedChannel(this.config.QUEUE_PREFIX)).catch(() => undefined);
   }
 
   /**
-   * Resolves when `executionId` is announced finished, `isFinished()` says so, or `timeoutMs` passes.
-   * The check after subscribing closes the race with an execution that finished just before.
+   * Starts listening for `executionId` at once (synchronously), so an announcement made after this
+   * call is never missed; call it before the execution can possibly finish (before enqueueing).
    */
-  async wait(executionId: string, timeoutMs: number, isFinished: () => Promise<boolean>, signal?: AbortSignal): Promise<void> {
-    await this.subscribed;
+  listen(executionId: string): FinishListener {
     let wake!: () => void;
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const set = this.waiters.get(executionId) ?? new Set();
     set.add(wake);
     this.waiters.set(executionId, set);
-    const timer = setTimeout(wake, timeoutMs);
-    signal?.addEventListener('abort', wake, { once: true });
-    try {
-      if (await isFinished()) return;
-      await woken;
-    } finally {
-      clearTimeout(timer);
+    const dispose = () => {
       set.delete(wake);
-      if (set.size === 0) this.waiters.delete(executionId);
-    }
+      if (set.size === 0 && this.waiters.get(executionId) === set) this.waiters.delete(executionId);
+    };
+    return {
+      dispose,
+      async wait(timeoutMs, signal) {
+        const timer = setTimeout(wake, timeoutMs);
+        signal?.addEventListener('abort', wake, { once: true });
+        try {
+          await woken;
+        } finally {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', wake);
+          dispose();
+        }
+      },
+    };
   }
 
   private wake(executionId: string): void {

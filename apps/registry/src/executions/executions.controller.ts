@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CursorInvalid, decodeCursor, encodeCursor } from '../../../../libs/contracts/src/index.js';
 import { ExecutionsRepository, isTerminal } from '../../../../libs/executions/src/index.js';
@@ -12,7 +12,7 @@ import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { presentExecution } from './execution.presenter.js';
 import { ExecutionStream } from './execution-stream.js';
-import { ExecuteSkillBody, parseExecuteQuery, parseExecutionId, parseIdempotencyKey, parseListExecutionsQuery } from './executions.dto.js';
+import { EXECUTE_BODY_SCHEMA, parseExecuteBody, parseExecuteQuery, parseExecutionId, parseIdempotencyKey, parseListExecutionsQuery } from './executions.dto.js';
 
 @ApiTags('executions')
 @Controller('v1')
@@ -29,15 +29,17 @@ export class ExecutionsController {
   @ApiOperation({ summary: 'Execute a skill: 202 with the queued execution, or 200 with the result when ?wait= finishes in time' })
   @ApiQuery({ name: 'wait', required: false, type: Number, description: 'Seconds to wait for the result (0–60)' })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Same key and body return the same execution' })
+  @ApiBody({ schema: EXECUTE_BODY_SCHEMA })
   async execute(
     @Param('name') name: string,
-    @Body() body: ExecuteSkillBody,
+    @Body() rawBody: unknown,
     @Query() rawQuery: Record<string, unknown>,
     @Headers('idempotency-key') rawKey: string | undefined,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const { wait } = parseExecuteQuery(rawQuery);
+    const body = parseExecuteBody(rawBody);
     const { execution, version } = await this.executeSkill.execute({
       name,
       version: body.version,

@@ -1,26 +1,18 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { z } from 'zod';
 import { EXECUTION_STATUSES } from '../../../../libs/executions/src/index.js';
 import { ExecutionNotFound, RequestInvalid } from '../problem/domain-errors.js';
 
-export class ExecuteSkillBody {
-  @ApiProperty({ description: "Input matching the version's input_schema", type: 'object', additionalProperties: true })
-  @IsObject()
-  input!: Record<string, unknown>;
-
-  @ApiPropertyOptional({ description: 'Pin a version (name@version); default: the current version' })
-  @IsOptional()
-  @IsString()
-  @Matches(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, { message: 'version must be a semantic version' })
-  version?: string;
-
-  @ApiPropertyOptional({ description: 'Agent session the execution belongs to' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  session_id?: string;
-}
+/** OpenAPI description of the execute request body (parsed by parseExecuteBody). */
+export const EXECUTE_BODY_SCHEMA = {
+  type: 'object',
+  required: ['input'],
+  additionalProperties: false,
+  properties: {
+    input: { type: 'object', additionalProperties: true, description: "Input matching the version's input_schema" },
+    version: { type: 'string', description: 'Pin a version (name@version); default: the current version' },
+    session_id: { type: 'string', maxLength: 200, description: 'Agent session the execution belongs to' },
+  },
+};
 
 function parseOrThrow<T extends z.ZodType>(schema: T, raw: unknown, what: string): z.output<T> {
   const parsed = schema.safeParse(raw ?? {});
@@ -34,6 +26,24 @@ function parseOrThrow<T extends z.ZodType>(schema: T, raw: unknown, what: string
 }
 
 export const MAX_WAIT_SECONDS = 60;
+
+// Parsed with zod rather than a class-validator DTO: this body is on the execution hot path.
+const executeBody = z
+  .object({
+    input: z.record(z.string(), z.unknown(), { message: 'input must be a JSON object' }),
+    version: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a semantic version')
+      .optional(),
+    session_id: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+export const parseExecuteBody = (raw: unknown) => {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new RequestInvalid('Body must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]);
+  }
+  return parseOrThrow(executeBody, raw, 'body');
+};
 
 const executeQuery = z.object({ wait: z.coerce.number().min(0).max(MAX_WAIT_SECONDS).optional() }).strict();
 export const parseExecuteQuery = (raw: unknown) => parseOrThrow(executeQuery, raw, 'query');

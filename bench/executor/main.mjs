@@ -1,0 +1,156 @@
+// bench/executor: a no-op skill end to end (REST → queue → worker → result) against raw BullMQ
+// add+process of a no-op job at the same concurrency, in one run. Usage: npm run bench:executor
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import { ADMIN_TOKEN, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
+import { rssMb, startExecutorProcess } from '../support/executor-process.mjs';
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
+const SYNC_SAMPLES = Number(process.env.BENCH_SYNC_SAMPLES ?? 300);
+const RSS_TOTAL = Number(process.env.BENCH_RSS_EXECUTIONS ?? 10_000);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+
+async function writeSkill(root, name, body, timeoutSeconds) {
+  const dir = path.join(root, 'bench', name);
+  await mkdir(dir, { recursive: true });
+  const definition = {
+    name, version: '1.0.0', domain: 'bench', agent: 'bench', description: `Benchmark skill ${name}.`, phase: 1, tools_required: [],
+    input_schema: 'schema.NoopInput', output_schema: 'schema.NoopOutput', timeout_seconds: timeoutSeconds, retries: 0, idempotent: true,
+    tags: ['bench'], examples: [{ input: { n: 1 }, output: { n: 1 } }],
+  };
+  await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
+  await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${definition.description}\n---\n`);
+  await writeFile(path.join(dir, 'schema.ts'), `import { z } from '@skill-registry/sdk';
+export const NoopInput = z.object({ n: z.number().int().describe('Any number') });
+export const NoopOutput = z.object({ n: z.number().int().describe('The same number') });
+`);
+  await writeFile(path.join(dir, 'handler.ts'), `import { SkillBase } from '@skill-registry/sdk';
+import { NoopInput, NoopOutput } from './schema.js';
+export class Handler extends SkillBase<typeof NoopInput, typeof NoopOutput> {
+  static readonly inputSchema = NoopInput;
+  static readonly outputSchema = NoopOutput;
+  async execute(input: { n: number }) { ${body} }
+}
+`);
+  await writeFile(path.join(dir, 'handler.spec.ts'), '// benchmark package\n');
+}
+
+/** Closed loop: `clients` callers each run `task` until `total` tasks have been started. */
+async function closedLoop(total, clients, task) {
+  const latencies = [];
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (started < total) {
+        started++;
+        const t = performance.now();
+        await task();
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return { perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function rawBullmq() {
+  const prefix = `bench-raw-${process.pid}`;
+  const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
+  const queue = new Queue('raw', { connection, prefix });
+  const events = new QueueEvents('raw', { connection, prefix });
+  const worker = new Worker('raw', async () => ({ ok: true }), { connection, prefix, concurrency: CONCURRENCY });
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady(), worker.waitUntilReady()]);
+  const run = () => closedLoop(JOBS, CONCURRENCY, async () => {
+    const job = await queue.add('noop', { n: 1 }, { removeOnComplete: { age: 300 } });
+    await job.waitUntilFinished(events, 30_000);
+  });
+  await run(); // warm-up
+  const result = await run();
+  await worker.close();
+  await events.close();
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  return result;
+}
+
+async function execute(url, skill, n) {
+  const response = await fetch(`${url}/v1/skills/${skill}/executions?wait=30`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ input: { n } }),
+  });
+  const body = await response.json();
+  if (response.status !== 200 || body.status !== 'SUCCEEDED' && skill === 'bench_noop') throw new Error(`execution: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+const root = await mkdtemp(path.join(os.tmpdir(), 'bench-exec-'));
+const databaseUrl = benchDatabaseUrl();
+const prefix = `bench-exec-${process.pid}`;
+let registry;
+let executor;
+try {
+  await writeSkill(root, 'bench_noop', 'return { n: input.n };', 30);
+  await writeSkill(root, 'bench_hang', 'for (;;) { /* never yields */ } return input;', 1);
+  const env = { DATABASE_URL: databaseUrl, SKILL_PATHS: root, QUEUE_PREFIX: prefix, REDIS_URL, DATABASE_POOL_SIZE: '20' };
+  registry = await startRegistryProcess(env);
+  executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: String(CONCURRENCY) });
+  for (const name of ['bench_noop', 'bench_hang']) {
+    await fetch(`${registry.url}/v1/admin/skills/${name}/versions/1.0.0/promote`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: JSON.stringify({ force: true, reason: 'benchmark' }),
+    });
+  }
+
+  console.log(`raw BullMQ add+process, concurrency ${CONCURRENCY}, ${JOBS} jobs ...`);
+  const raw = await rawBullmq();
+  console.log(`end to end REST → queue → worker → result, concurrency ${CONCURRENCY}, ${JOBS} executions ...`);
+  await closedLoop(200, CONCURRENCY, () => execute(registry.url, 'bench_noop', 1)); // warm-up
+  const system = await closedLoop(JOBS, CONCURRENCY, () => execute(registry.url, 'bench_noop', 1));
+
+  const sync = await closedLoop(SYNC_SAMPLES, 1, () => execute(registry.url, 'bench_noop', 2));
+
+  const hang = await execute(registry.url, 'bench_hang', 3);
+  const hangMs = hang.duration_ms;
+
+  // RSS: after 1,000 executions, then after RSS_TOTAL.
+  let done = 2 * JOBS + 200 + SYNC_SAMPLES;
+  const toThousand = Math.max(0, 1000 - done);
+  if (toThousand) await closedLoop(toThousand, CONCURRENCY, () => execute(registry.url, 'bench_noop', 1));
+  done += toThousand;
+  const rssAt1k = await rssMb(executor.child.pid);
+  const rest = Math.max(0, RSS_TOTAL - done);
+  await closedLoop(rest, CONCURRENCY, () => execute(registry.url, 'bench_noop', 1));
+  const rssAtTotal = await rssMb(executor.child.pid);
+
+  const cpus = os.cpus();
+  const ratio = system.perSecond / raw.perSecond;
+  const checks = [
+    [`throughput ratio ${ratio.toFixed(2)} (target ≥ 0.50)`, ratio >= 0.5],
+    [`synchronous wait p50 ${sync.p50.toFixed(2)} ms (target ≤ 5 ms)`, sync.p50 <= 5],
+    [`1 s timeout stopped a hung handler after ${hangMs} ms (target ≤ 1300 ms)`, hang.error?.code === 'HANDLER_TIMEOUT' && hangMs <= 1300],
+    [`executor RSS ${rssAt1k.toFixed(1)} MB after 1,000 → ${rssAtTotal.toFixed(1)} MB after ${RSS_TOTAL} (target ≤ +50 MB)`, rssAtTotal <= rssAt1k + 50],
+  ];
+  console.log(`\nmachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log('run'.padEnd(44) + 'jobs/s'.padStart(10) + 'p50 ms'.padStart(10) + 'p99 ms'.padStart(10));
+  for (const [label, r] of [[`raw BullMQ (concurrency ${CONCURRENCY})`, raw], [`REST end to end (concurrency ${CONCURRENCY})`, system], ['REST ?wait, one client', sync]]) {
+    console.log(label.padEnd(44) + r.perSecond.toFixed(0).padStart(10) + r.p50.toFixed(2).padStart(10) + r.p99.toFixed(2).padStart(10));
+  }
+  console.log('');
+  for (const [label, pass] of checks) console.log(`${pass ? 'PASS' : 'FAIL'}  ${label}`);
+  process.exitCode = checks.every(([, pass]) => pass) ? 0 : 1;
+} finally {
+  if (executor) await stopProcess(executor.child);
+  if (registry) await stopProcess(registry.child);
+  await dropDatabase(databaseUrl).catch(() => undefined);
+  await rm(root, { recursive: true, force: true });
+}
