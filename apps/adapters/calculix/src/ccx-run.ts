@@ -43,13 +43,18 @@ export async function runCalculix(
   const output = `${run.stdout}\n${run.stderr}`.split(/\r?\n/);
   const errors = messages(output, /\*ERROR/i);
   if (run.exitCode !== 0 || run.signal || errors.length > 0) {
-    const why = errors.length > 0 ? errors.slice(0, 5).join(' | ') : run.signal ? `crashed with ${run.signal}` : `exit code ${run.exitCode}`;
+    const why =
+      errors.length > 0 ? errors.slice(0, 5).join(' | ') : run.signal ? `crashed with ${run.signal}` : `exit code ${run.exitCode}`;
     throw new ToolFailure('PROGRAM_FAILED', `CalculiX failed: ${why}`, diagnosticsOf(run, 30));
   }
   const frdText = await context.readResult(`${JOB}.frd`);
   const frd = frdText === null ? null : parseFrd(frdText);
   if (!frd || frd.blocks.length === 0) {
-    throw new ToolFailure('PROGRAM_FAILED', 'CalculiX finished without writing results (model.frd is missing or empty)', diagnosticsOf(run, 30));
+    throw new ToolFailure(
+      'PROGRAM_FAILED',
+      'CalculiX finished without writing results (model.frd is missing or empty)',
+      diagnosticsOf(run, 30),
+    );
   }
   const total = /Total CalculiX Time:\s*([0-9.eE+-]+)/.exec(run.stdout)?.[1];
   return {

@@ -103,11 +103,18 @@ export function withOutputRequests(deck: string, requests: readonly OutputReques
     }
     out.push(line);
   }
-  if (steps === 0) throw inputRejected('the deck has no *STEP ... *END STEP block in the main file (steps in included files are not supported)');
+  if (steps === 0)
+    throw inputRejected('the deck has no *STEP ... *END STEP block in the main file (steps in included files are not supported)');
   return out.join('\n');
 }
 
-function applyKeyword(summary: DeckSummary, keyword: Keyword, where: string, elementRefs: [string, string][], nodeRefs: [string, string][]) {
+function applyKeyword(
+  summary: DeckSummary,
+  keyword: Keyword,
+  where: string,
+  elementRefs: [string, string][],
+  nodeRefs: [string, string][],
+) {
   switch (keyword.name) {
     case 'NODE': {
       const set = keyword.parameters.get('NSET');
@@ -145,7 +152,9 @@ function setMembers(keyword: Keyword, name: string, where: string, refs: [string
     for (let i = 0; i + 1 < tokens.length; i += 3) {
       const [start, end, step] = [Number(tokens[i]), Number(tokens[i + 1]), Number(tokens[i + 2] ?? 1)];
       if (![start, end, step].every(Number.isInteger) || step <= 0 || end < start || (end - start) / step > MAX_GENERATE) {
-        throw inputRejected(`${where}: *${keyword.name} ${name} GENERATE line '${tokens.slice(i, i + 3).join(', ')}' is not start, end, increment`);
+        throw inputRejected(
+          `${where}: *${keyword.name} ${name} GENERATE line '${tokens.slice(i, i + 3).join(', ')}' is not start, end, increment`,
+        );
       }
       for (let id = start; id <= end; id += step) ids.push(id);
     }

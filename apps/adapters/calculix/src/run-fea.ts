@@ -42,7 +42,9 @@ export function runFeaTool(ccx: Program) {
           }
           for (const region of input.regions ?? []) {
             if (!deck.elementSets.has(region.toUpperCase())) {
-              throw inputRejected(`region '${region}' is not an element set of the deck (sets: ${[...deck.elementSets.keys()].join(', ') || 'none'})`);
+              throw inputRejected(
+                `region '${region}' is not an element set of the deck (sets: ${[...deck.elementSets.keys()].join(', ') || 'none'})`,
+              );
             }
           }
         },
@@ -62,7 +64,14 @@ export function runFeaTool(ccx: Program) {
         const peak = extremeOf(run.frd, nodesOfElements(run.frd, elements), vm, 'max');
         return peak ? [{ name, max_von_mises: peak.value, node: peak.node, location: peak.location, element_count: elements.size }] : [];
       });
-      if (regions.length === 0) regions.push({ name: 'ALL', max_von_mises: overall.value, node: overall.node, location: overall.location, element_count: run.frd.elements.size });
+      if (regions.length === 0)
+        regions.push({
+          name: 'ALL',
+          max_von_mises: overall.value,
+          node: overall.node,
+          location: overall.location,
+          element_count: run.frd.elements.size,
+        });
 
       return {
         max_von_mises: Object.fromEntries(regions.map((region) => [region.name, region.max_von_mises])),

@@ -55,7 +55,9 @@ export function runThermalTool(ccx: Program) {
         temperature: { min: overall.min, max: overall.max, mean: overall.mean },
         hottest_node: hottest,
         coldest_node: coldest,
-        max_temperature_by_set: Object.fromEntries(sets.filter((set) => set.kind === 'node_set' && set.node_count > 0).map((set) => [set.name, set.max])),
+        max_temperature_by_set: Object.fromEntries(
+          sets.filter((set) => set.kind === 'node_set' && set.node_count > 0).map((set) => [set.name, set.max]),
+        ),
         sets: sets.filter((set) => set.node_count > 0),
         transient,
         history: thin(blocks).map((block) => ({ time: block.time, ...minMaxMean(block) })),

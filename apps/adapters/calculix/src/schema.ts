@@ -88,7 +88,9 @@ export const runFeaOutputSchema = z.object({
 export type RunFeaOutput = z.infer<typeof runFeaOutputSchema>;
 
 export const runThermalInputSchema = z.object({
-  deck: deck.describe('CalculiX heat transfer deck (.inp contents) with a *HEAT TRANSFER step (STEADY STATE, or transient with time increments)'),
+  deck: deck.describe(
+    'CalculiX heat transfer deck (.inp contents) with a *HEAT TRANSFER step (STEADY STATE, or transient with time increments)',
+  ),
   include_files: includeFiles,
   timeout_seconds: timeoutSeconds,
 });
