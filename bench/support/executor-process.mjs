@@ -5,7 +5,8 @@ import { freePort, REPO_ROOT } from './registry-process.mjs';
 
 export async function startExecutorProcess(env) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/apps/executor/src/main.js')], {
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/executor/src/main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, EXECUTOR_PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -41,7 +41,8 @@ export async function dropDatabase(databaseUrl) {
 export async function startRegistryProcess(env) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/apps/registry/src/main.js')], {
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/registry/src/main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKENS: `bench=${ADMIN_TOKEN}`, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

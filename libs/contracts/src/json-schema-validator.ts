@@ -5,6 +5,8 @@ import addFormatsModule from 'ajv-formats';
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
   addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
+const MAX_KEYED_VALIDATORS = 2000;
+
 /** One schema violation, located by JSON pointer in the validated document. */
 export interface SchemaViolation {
   pointer: string;
@@ -18,18 +20,26 @@ export interface SchemaViolation {
 export class JsonSchemaValidator {
   private readonly ajv: Ajv2020;
   private readonly compiled = new WeakMap<object, ValidateFunction>();
+  private readonly compiledByKey = new Map<string, ValidateFunction>();
 
   constructor() {
     this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
     addFormats(this.ajv);
   }
 
-  /** The violations of `document` against `schema` (empty when valid). */
-  validate(schema: Record<string, unknown>, document: unknown): SchemaViolation[] {
-    let validateFn = this.compiled.get(schema);
+  /**
+   * The violations of `document` against `schema` (empty when valid). Pass `cacheKey` (e.g. a content
+   * hash) when equal schemas arrive as fresh objects, so they compile once.
+   */
+  validate(schema: Record<string, unknown>, document: unknown, cacheKey?: string): SchemaViolation[] {
+    let validateFn = cacheKey === undefined ? this.compiled.get(schema) : this.compiledByKey.get(cacheKey);
     if (!validateFn) {
       validateFn = this.ajv.compile(schema);
-      this.compiled.set(schema, validateFn);
+      if (cacheKey === undefined) this.compiled.set(schema, validateFn);
+      else {
+        if (this.compiledByKey.size >= MAX_KEYED_VALIDATORS) this.compiledByKey.delete(this.compiledByKey.keys().next().value as string);
+        this.compiledByKey.set(cacheKey, validateFn);
+      }
     }
     if (validateFn(document)) return [];
     return (validateFn.errors ?? []).map(toViolation);

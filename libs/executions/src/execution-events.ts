@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ExecutionError, ExecutionStatus } from './execution-model.js';
+import type { ExecutionError, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 
 /** The typed events of one execution, in the order they happen. */
 export type ExecutionEvent =
@@ -51,7 +51,11 @@ export class ExecutionEventLog {
     return `${this.prefix}:execution:${executionId}:events`;
   }
 
-  async append(executionId: string, event: ExecutionEvent): Promise<string> {
+  /**
+   * Appends an event. With the terminal event pass the finished record: it travels with the
+   * "finished" announcement, so waiting requests answer without reading the database again.
+   */
+  async append(executionId: string, event: ExecutionEvent, finished?: ExecutionRecord): Promise<string> {
     const key = this.key(executionId);
     if (!TERMINAL_EVENT_TYPES.has(event.type)) return (await this.redis.xadd(key, '*', 'event', JSON.stringify(event))) as string;
     // One round trip: the terminal event, the stream's expiry, and the wake-up of registry requests
@@ -60,7 +64,7 @@ export class ExecutionEventLog {
       .multi()
       .xadd(key, '*', 'event', JSON.stringify(event))
       .expire(key, FINISHED_STREAM_TTL_SECONDS)
-      .publish(finishedChannel(this.prefix), executionId)
+      .publish(finishedChannel(this.prefix), encodeFinished(executionId, finished))
       .exec();
     const [error, id] = results?.[0] ?? [new Error('transaction aborted'), null];
     if (error) throw error;
@@ -77,5 +81,29 @@ export class ExecutionEventLog {
     if (!reply) return [];
     const [, entries] = reply[0] as [string, [string, string[]][]];
     return entries.map(([id, fields]) => ({ id, event: JSON.parse(fields[1] as string) as ExecutionEvent }));
+  }
+}
+
+const DATE_FIELDS = ['cancelRequestedAt', 'heartbeatAt', 'createdAt', 'startedAt', 'finishedAt'] as const;
+
+/** The payload of a "finished" announcement: the id, and the final record when known. */
+export function encodeFinished(executionId: string, finished: ExecutionRecord | undefined): string {
+  return JSON.stringify({ id: executionId, execution: finished ?? null });
+}
+
+export function decodeFinished(message: string): { id: string; execution: ExecutionRecord | null } | null {
+  try {
+    const parsed = JSON.parse(message) as { id?: unknown; execution?: Record<string, unknown> | null };
+    if (typeof parsed.id !== 'string') return null;
+    const execution = parsed.execution ? { ...parsed.execution } : null;
+    if (execution) {
+      for (const field of DATE_FIELDS) {
+        const value = execution[field];
+        execution[field] = typeof value === 'string' ? new Date(value) : null;
+      }
+    }
+    return { id: parsed.id, execution: execution as ExecutionRecord | null };
+  } catch {
+    return null;
   }
 }

@@ -126,22 +126,14 @@ export class ExecutionsRepository {
     return result.rows.map(toRecord);
   }
 
-  /**
-   * One round trip for the common case: starts the next attempt if the execution is waiting for one
-   * and returns it with its version; null when no attempt could start (use findForRun to see why).
-   */
-  async startAttemptForRun(id: string): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
+  /** The executable view of a skill version (content is immutable once published, so callers may cache it). */
+  async findVersion(skillVersionId: string): Promise<ExecutableVersion | null> {
     const result = await this.pool.query(
-      `WITH started AS (
-         UPDATE executions
-            SET status = 'RUNNING', attempts = attempts + 1, attempt_running = true,
-                started_at = COALESCE(started_at, now()), heartbeat_at = now()
-          WHERE id = $1 AND status IN ('QUEUED', 'RUNNING') AND NOT attempt_running AND cancel_requested_at IS NULL
-          RETURNING *)
-       SELECT s.*, ${VERSION_COLUMNS} FROM started s JOIN skill_versions v ON v.id = s.skill_version_id`,
-      [id],
+      `SELECT v.version, s.name AS skill_name, ${VERSION_COLUMNS}
+         FROM skill_versions v JOIN skills s ON s.id = v.skill_id WHERE v.id = $1`,
+      [skillVersionId],
     );
-    return result.rows[0] ? { execution: toRecord(result.rows[0]), version: toVersion(result.rows[0]) } : null;
+    return result.rows[0] ? toVersion(result.rows[0]) : null;
   }
 
   /**

@@ -37,6 +37,7 @@ export class ExecutionRunner {
   private readonly logger = new Logger(ExecutionRunner.name);
   private readonly validator = new JsonSchemaValidator();
   private readonly running = new Map<string, AbortController>();
+  private readonly versions = new Map<string, ExecutableVersion>();
 
   constructor(
     private readonly executions: ExecutionsRepository,
@@ -61,9 +62,14 @@ export class ExecutionRunner {
 
   /** One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt. */
   async run(executionId: string): Promise<void> {
-    // Common case in one round trip; anything unusual is sorted out from a fresh read below.
-    const fast = await this.executions.startAttemptForRun(executionId);
-    if (fast) return this.runAttempt(fast.execution, fast.version);
+    // Common case: one statement, and the version from the cache; anything unusual is sorted out below.
+    const fast = await this.executions.startAttempt(executionId);
+    if (fast) {
+      const cached = await this.versionOf(fast.skillVersionId);
+      if (cached) return this.runAttempt(fast, cached);
+      const error: ExecutionError = { code: 'HANDLER_ERROR', message: `Skill version ${fast.skillVersionId} is missing`, details: {} };
+      return this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: fast.attempts, error });
+    }
     const found = await this.executions.findForRun(executionId);
     if (!found) {
       this.logger.warn(`job for unknown execution ${executionId} ignored`);
@@ -132,6 +138,21 @@ export class ExecutionRunner {
     await this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: execution.attempts, error });
   }
 
+  /**
+   * Skill versions by id. Safe to cache: what the executor reads (package path, schemas, limits) is
+   * fixed once a version is REGISTERED; DRAFT versions are never executed.
+   */
+  private async versionOf(skillVersionId: string): Promise<ExecutableVersion | null> {
+    let version = this.versions.get(skillVersionId);
+    if (!version) {
+      version = (await this.executions.findVersion(skillVersionId)) ?? undefined;
+      if (!version) return null;
+      if (this.versions.size >= 1000) this.versions.delete(this.versions.keys().next().value as string);
+      this.versions.set(skillVersionId, version);
+    }
+    return version;
+  }
+
   private async attempt(
     execution: ExecutionRecord,
     version: ExecutableVersion,
@@ -169,7 +190,9 @@ export class ExecutionRunner {
       );
       if (!outcome.ok) return outcome;
       // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
-      const violations = version.outputSchema ? this.validator.validate(version.outputSchema, outcome.output) : [];
+      const violations = version.outputSchema
+        ? this.validator.validate(version.outputSchema, outcome.output, `${version.contentHash}:output`)
+        : [];
       if (violations.length > 0) {
         return { ok: false, error: { code: 'OUTPUT_INVALID', message: 'The handler output does not match the output schema', details: { errors: violations } } };
       }
@@ -198,12 +221,12 @@ export class ExecutionRunner {
     const finished = await this.executions.finish(executionId, status, result);
     if (!finished) return; // someone else (a cancellation) decided first
     if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
-    await this.emit(executionId, event);
+    await this.emit(executionId, event, finished);
   }
 
-  private async emit(executionId: string, event: ExecutionEvent): Promise<void> {
+  private async emit(executionId: string, event: ExecutionEvent, finished?: ExecutionRecord): Promise<void> {
     try {
-      await this.events.append(executionId, event);
+      await this.events.append(executionId, event, finished);
     } catch (error) {
       this.logger.warn(`could not publish ${event.type} of ${executionId}: ${(error as Error).message}`);
     }

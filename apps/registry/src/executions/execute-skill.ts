@@ -109,8 +109,8 @@ export class ExecuteSkill {
       throw new QueueUnavailable((error as Error).message);
     }
     if (!listener) return { execution: record, version, created };
-    await listener.wait((command.waitSeconds as number) * 1000);
-    return { execution: (await this.executions.findById(record.id)) ?? record, version, created };
+    const finished = await listener.wait((command.waitSeconds as number) * 1000);
+    return { execution: finished ?? (await this.executions.findById(record.id)) ?? record, version, created };
   }
 
   /** Waits up to `seconds` for an existing execution to reach a terminal state; returns the freshest record. */
@@ -122,8 +122,7 @@ export class ExecuteSkill {
       listener.dispose();
       return latest;
     }
-    await listener.wait(seconds * 1000, signal);
-    return (await this.executions.findById(record.id)) ?? latest;
+    return (await listener.wait(seconds * 1000, signal)) ?? (await this.executions.findById(record.id)) ?? latest;
   }
 
   private resolveVersion(name: string, version: string | undefined): SkillVersionRecord {

@@ -6,8 +6,10 @@ import {
   EXECUTION_QUEUE,
   ExecutionEventLog,
   ExecutionsRepository,
+  decodeFinished,
   finishedChannel,
   type ExecutionJob,
+  type ExecutionRecord,
 } from '../../../../libs/executions/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
@@ -54,8 +56,8 @@ export const executionInfrastructure: Provider[] = [
 
 /** A registration for one execution's end; see ExecutionWaiters.listen. */
 export interface FinishListener {
-  /** Resolves when the execution is announced finished, or after `timeoutMs`. */
-  wait(timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Resolves when the execution is announced finished (with its final record when the announcement carries it), or null after `timeoutMs`. */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<ExecutionRecord | null>;
   dispose(): void;
 }
 
@@ -63,13 +65,16 @@ export interface FinishListener {
 @Injectable()
 export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutionWaiters.name);
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<(finished: ExecutionRecord | null) => void>>();
   private readonly subscriber: Redis;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
     this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', (_channel, executionId: string) => this.wake(executionId));
+    this.subscriber.on('message', (_channel, message: string) => {
+      const decoded = decodeFinished(message);
+      if (decoded) this.wake(decoded.id, decoded.execution);
+    });
   }
 
   async onModuleInit(): Promise<void> {
@@ -83,8 +88,9 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
    * call is never missed; call it before the execution can possibly finish (before enqueueing).
    */
   listen(executionId: string): FinishListener {
-    let wake!: () => void;
-    const woken = new Promise<void>((resolve) => (wake = resolve));
+    let wake!: (finished: ExecutionRecord | null) => void;
+    const woken = new Promise<ExecutionRecord | null>((resolve) => (wake = resolve));
+    const wakeEmpty = () => wake(null);
     const set = this.waiters.get(executionId) ?? new Set();
     set.add(wake);
     this.waiters.set(executionId, set);
@@ -95,21 +101,21 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
     return {
       dispose,
       async wait(timeoutMs, signal) {
-        const timer = setTimeout(wake, timeoutMs);
-        signal?.addEventListener('abort', wake, { once: true });
+        const timer = setTimeout(wakeEmpty, timeoutMs);
+        signal?.addEventListener('abort', wakeEmpty, { once: true });
         try {
-          await woken;
+          return await woken;
         } finally {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', wake);
+          signal?.removeEventListener('abort', wakeEmpty);
           dispose();
         }
       },
     };
   }
 
-  private wake(executionId: string): void {
-    for (const wake of this.waiters.get(executionId) ?? []) wake();
+  private wake(executionId: string, finished: ExecutionRecord | null): void {
+    for (const wake of this.waiters.get(executionId) ?? []) wake(finished);
   }
 
   async onApplicationShutdown(): Promise<void> {
