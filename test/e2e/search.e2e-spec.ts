@@ -10,6 +10,9 @@ describe('ranked search over REST', () => {
   let root: string;
   let registry: RunningRegistry;
   const admin = { token: ADMIN_TOKEN };
+  const queuePrefix = `test-search-${process.pid}-${Date.now()}`;
+  // Promotion normally runs the examples through the executor; ranking is what is under test here.
+  const forcedPromotion = { ...admin, body: { force: true, reason: 'search e2e: examples are not under test' } };
 
   beforeAll(async () => {
     db = await createTestDatabase('search');
@@ -48,7 +51,7 @@ describe('ranked search over REST', () => {
       definition: { description: 'Probes stress concentrations (broken example on purpose).', tags: ['stress'] },
       examples: [{ input: { txt: 'not the schema' } }],
     });
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root] });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix });
   });
 
   afterAll(async () => {
@@ -135,7 +138,7 @@ describe('ranked search over REST', () => {
 
   it('moves a skill below an ACTIVE one of equal relevance as soon as it is deprecated', async () => {
     for (const name of ['stress_margin_check', 'legacy_margin_check']) {
-      const promoted = await call(registry.baseUrl, 'POST', `/v1/admin/skills/${name}/versions/1.0.0/promote`, { ...admin, body: {} });
+      const promoted = await call(registry.baseUrl, 'POST', `/v1/admin/skills/${name}/versions/1.0.0/promote`, forcedPromotion);
       expect(promoted.status).toBe(200);
     }
     const before = (await search('q=material%20allowables')).body.items;
@@ -163,15 +166,12 @@ describe('ranked search over REST', () => {
   });
 
   it('on another replica, follows a change made through the first one', async () => {
-    const replica = await startRegistry({ databaseUrl: db.url, skillPaths: [root] });
+    const replica = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix });
     try {
       const onReplica = async () =>
         (await call(replica.baseUrl, 'GET', '/v1/search?q=pinmap&status=ACTIVE')).body.items.map((item: { name: string }) => item.name);
       expect(await onReplica()).toEqual([]);
-      const promoted = await call(registry.baseUrl, 'POST', '/v1/admin/skills/validate_pinmap/versions/1.0.0/promote', {
-        ...admin,
-        body: {},
-      });
+      const promoted = await call(registry.baseUrl, 'POST', '/v1/admin/skills/validate_pinmap/versions/1.0.0/promote', forcedPromotion);
       expect(promoted.status).toBe(200);
       // The replica hears of the change through Postgres NOTIFY, a few milliseconds later.
       const deadline = Date.now() + 5000;

@@ -74,10 +74,15 @@ export class TopK<T extends RankedCandidate> {
 
   constructor(private readonly limit: number) {}
 
+  /** Whether a candidate would be kept; lets callers skip building candidates that would not. */
+  admits(candidate: RankedCandidate): boolean {
+    if (this.limit === 0) return false;
+    return this.items.length < this.limit || compareCandidates(candidate, this.items[this.items.length - 1] as T) < 0;
+  }
+
   offer(candidate: T): void {
-    if (this.limit === 0) return;
+    if (!this.admits(candidate)) return;
     const items = this.items;
-    if (items.length === this.limit && compareCandidates(candidate, items[items.length - 1] as T) >= 0) return;
     let low = 0;
     let high = items.length;
     while (low < high) {

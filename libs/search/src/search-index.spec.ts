@@ -1,5 +1,5 @@
 import { ENGINEERING_CORPUS } from './engineering-corpus.fixture.js';
-import { DEPRECATED_PENALTY } from './ranking.js';
+import { DEPRECATED_PENALTY, bm25, idf } from './ranking.js';
 import type { SearchDocument } from './search-document.js';
 import { SearchIndex, type SearchQuery } from './search-index.js';
 
@@ -49,6 +49,35 @@ describe('SearchIndex ranking on the engineering corpus', () => {
     expect(result.total).toBe(5);
     expect(index.search({ text: 'check', limit: 0 })).toEqual({ items: [], total: 5 });
     expect(index.search({ text: 'check' }).items).toHaveLength(5);
+  });
+});
+
+describe('score formula', () => {
+  const doc = (id: string, description: string, tags: string[] = []): SearchDocument => ({
+    id,
+    name: id,
+    description,
+    tags,
+    domain: 'optics',
+    agent: 'optics',
+    toolIds: [],
+    status: 'ACTIVE',
+    phase: 1,
+  });
+
+  it('is the weighted sum of per-field BM25 with whole-index statistics', () => {
+    // name tokens: focus_lens → [focus, lens, focus_lens] (3); trace_rays → [trace, ray, trace_rays] (3)
+    // description tokens: 'Lens lens focus' → 3; 'Traces rays' → 2; tags: ['lens'] → 1, [] → 0
+    const index = new SearchIndex([doc('focus_lens', 'Lens lens focus', ['lens']), doc('trace_rays', 'Traces rays')]);
+    const [hit] = index.search({ text: 'lens' }).items;
+    const expected = 5 * bm25(idf(2, 1), 1, 3, 3) + 3 * bm25(idf(2, 1), 1, 1, 0.5) + 2 * bm25(idf(2, 1), 2, 3, 2.5);
+    expect(hit).toEqual({
+      name: 'focus_lens',
+      score: expect.any(Number),
+      status: 'ACTIVE',
+      matched_fields: ['name', 'tags', 'description'],
+    });
+    expect(hit?.score).toBeCloseTo(expected, 12);
   });
 });
 

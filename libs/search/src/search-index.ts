@@ -39,9 +39,15 @@ interface Entry {
   penalty: number;
 }
 
+/** The documents containing a term, as parallel arrays (iterating arrays is several times faster than a Map). */
+interface Posting {
+  slots: number[];
+  frequencies: number[];
+}
+
 interface FieldStatistics {
-  /** term → (slot → term frequency). */
-  postings: Map<string, Map<number, number>>;
+  /** term → slots containing it, unordered. */
+  postings: Map<string, Posting>;
   /** Token count of this field per slot. */
   lengths: number[];
   totalLength: number;
@@ -110,8 +116,9 @@ export class SearchIndex {
       const field = this.fields[f] as FieldStatistics;
       for (const [term, frequency] of frequencies) {
         let posting = field.postings.get(term);
-        if (!posting) field.postings.set(term, (posting = new Map()));
-        posting.set(slot, frequency);
+        if (!posting) field.postings.set(term, (posting = { slots: [], frequencies: [] }));
+        posting.slots.push(slot);
+        posting.frequencies.push(frequency);
       }
       field.lengths[slot] = tokens.length;
       field.totalLength += tokens.length;
@@ -139,9 +146,17 @@ export class SearchIndex {
     for (let f = 0; f < FIELD_COUNT; f++) {
       const field = this.fields[f] as FieldStatistics;
       for (const term of (entry.termFrequencies[f] as Map<string, number>).keys()) {
-        const posting = field.postings.get(term) as Map<number, number>;
-        posting.delete(slot);
-        if (posting.size === 0) field.postings.delete(term);
+        const posting = field.postings.get(term) as Posting;
+        if (posting.slots.length === 1) {
+          field.postings.delete(term);
+          continue;
+        }
+        // Swap-remove: postings are unordered (scores do not depend on their order).
+        const at = posting.slots.indexOf(slot);
+        posting.slots[at] = posting.slots[posting.slots.length - 1] as number;
+        posting.frequencies[at] = posting.frequencies[posting.frequencies.length - 1] as number;
+        posting.slots.pop();
+        posting.frequencies.pop();
       }
       field.totalLength -= field.lengths[slot] as number;
       field.lengths[slot] = 0;
@@ -182,10 +197,13 @@ export class SearchIndex {
         const posting = field.postings.get(term);
         if (!posting) continue;
         const weight = WEIGHTS[f] as number;
-        const termIdf = idf(documentCount, posting.size);
+        const { slots, frequencies } = posting;
+        const termIdf = idf(documentCount, slots.length);
         const averageLength = field.totalLength / documentCount;
         const bit = 1 << f;
-        for (const [slot, frequency] of posting) {
+        for (let i = 0; i < slots.length; i++) {
+          const slot = slots[i] as number;
+          const frequency = frequencies[i] as number;
           if (!admitted(slot)) continue;
           if (fieldMasks[slot] === 0) touched.push(slot);
           fieldMasks[slot] = (fieldMasks[slot] as number) | bit;
@@ -197,12 +215,20 @@ export class SearchIndex {
     const exactSlots = this.slotsByLowerName.get(query.text.trim().toLowerCase());
     const top = new TopK<Candidate>(limit);
     let total = 0;
+    // One probe object is reused for the comparison; a candidate is only allocated when kept.
+    const probe: Candidate = { slot: -1, id: '', name: '', exact: false, score: 0, statusRank: 0 };
     const consider = (slot: number, exact: boolean): void => {
       const entry = this.entries[slot] as Entry;
       const score = (scores[slot] as number) * entry.penalty;
       if (score <= 0 && !exact) return;
       total++;
-      top.offer({ slot, id: entry.document.id, name: entry.document.name, exact, score, statusRank: entry.statusRank });
+      probe.slot = slot;
+      probe.id = entry.document.id;
+      probe.name = entry.document.name;
+      probe.exact = exact;
+      probe.score = score;
+      probe.statusRank = entry.statusRank;
+      if (top.admits(probe)) top.offer({ ...probe });
     };
     for (const slot of touched) consider(slot, exactSlots?.has(slot) ?? false);
     for (const slot of exactSlots ?? []) {
