@@ -1,15 +1,14 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CursorInvalid, decodeCursor, encodeCursor } from '../../../../libs/contracts/src/index.js';
-import { ExecutionsRepository, isTerminal } from '../../../../libs/executions/src/index.js';
+import { isTerminal } from '../../../../libs/executions/src/index.js';
 import { CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { ExecutionNotFound, SkillNotFound } from '../problem/domain-errors.js';
 import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
+import { ExecutionQueries } from './execution-queries.js';
 import { presentExecution } from './execution.presenter.js';
 import { ExecutionStream } from './execution-stream.js';
 import { EXECUTE_BODY_SCHEMA, parseExecuteBody, parseExecuteQuery, parseExecutionId, parseIdempotencyKey, parseListExecutionsQuery } from './executions.dto.js';
@@ -20,7 +19,7 @@ export class ExecutionsController {
   constructor(
     private readonly executeSkill: ExecuteSkill,
     private readonly cancelExecution: CancelExecution,
-    private readonly executions: ExecutionsRepository,
+    private readonly queries: ExecutionQueries,
     private readonly stream: ExecutionStream,
     private readonly catalog: SkillCatalog,
   ) {}
@@ -65,28 +64,14 @@ export class ExecutionsController {
   @ApiQuery({ name: 'cursor', required: false })
   async list(@Query() rawQuery: Record<string, unknown>) {
     const query = parseListExecutionsQuery(rawQuery);
-    let after: { createdAt: Date; id: string } | undefined;
-    if (query.cursor) {
-      const [at, id] = decodeCursor(query.cursor).split('|');
-      const createdAt = new Date(at ?? '');
-      if (!id || Number.isNaN(createdAt.getTime())) throw new CursorInvalid('not an executions cursor');
-      after = { createdAt, id };
-    }
-    const rows = await this.executions.list({ skill: query.skill, status: query.status, sessionId: query.session_id, limit: query.limit + 1, after });
-    const items = rows.slice(0, query.limit);
-    const last = items[items.length - 1];
-    return {
-      items: items.map(presentExecution),
-      next_cursor: rows.length > query.limit && last ? encodeCursor(`${last.createdAt.toISOString()}|${last.id}`) : null,
-    };
+    const page = await this.queries.list({ skill: query.skill, status: query.status, sessionId: query.session_id, limit: query.limit, cursor: query.cursor });
+    return { items: page.items.map(presentExecution), next_cursor: page.nextCursor };
   }
 
   @Get('executions/:id')
   @ApiOperation({ summary: 'One execution' })
   async get(@Param('id') rawId: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const id = parseExecutionId(rawId);
-    const execution = await this.executions.findById(id);
-    if (!execution) throw new ExecutionNotFound(id);
+    const execution = await this.queries.get(parseExecutionId(rawId));
     const version = this.catalog.get(execution.skillName)?.versions.find((v) => v.version === execution.version);
     if (version) setDeprecationHeaders(reply, [version]);
     return presentExecution(execution);
@@ -132,20 +117,7 @@ export class ExecutionsController {
 
   @Get('skills/:name/usage')
   @ApiOperation({ summary: 'Per version: executions, distinct callers and sessions in the last 7/30/90 days, and the last call' })
-  async usage(@Param('name') name: string) {
-    const skill = this.catalog.get(name);
-    if (!skill) throw new SkillNotFound(name);
-    const usage = new Map((await this.executions.usage(name)).map((row) => [row.version, row]));
-    const lastCalls = await this.executions.lastCalls(name);
-    const empty = { executions: 0, callers: 0, sessions: 0 };
-    return {
-      skill: name,
-      versions: skill.versions.map((version) => ({
-        version: version.version,
-        status: version.status,
-        windows: usage.get(version.version)?.windows ?? { '7d': empty, '30d': empty, '90d': empty },
-        last_called_at: lastCalls.get(version.version)?.toISOString() ?? null,
-      })),
-    };
+  usage(@Param('name') name: string) {
+    return this.queries.usage(name);
   }
 }

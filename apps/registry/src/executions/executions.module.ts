@@ -3,13 +3,14 @@ import { CatalogModule } from '../catalog/catalog.module.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionConnections, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
+import { ExecutionQueries } from './execution-queries.js';
 import { ExecutionStream } from './execution-stream.js';
 import { ExecutionsController } from './executions.controller.js';
 
 @Module({
   imports: [CatalogModule],
   controllers: [ExecutionsController],
-  providers: [...executionInfrastructure, ExecutionWaiters, ExecutionConnections, ExecuteSkill, CancelExecution, ExecutionStream],
-  exports: [ExecuteSkill],
+  providers: [...executionInfrastructure, ExecutionWaiters, ExecutionConnections, ExecuteSkill, CancelExecution, ExecutionStream, ExecutionQueries],
+  exports: [ExecuteSkill, CancelExecution, ExecutionStream, ExecutionQueries],
 })
 export class ExecutionsModule {}

@@ -3,12 +3,10 @@ import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
 import type { FastifyReply } from 'fastify';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { currentVersion } from '../catalog/skill-records.js';
-import { SkillsRepository } from '../catalog/skills.repository.js';
-import { SkillNotFound } from '../problem/domain-errors.js';
 import { setDeprecationHeaders } from './deprecation-headers.js';
 import { parseListSkillsQuery } from './skills.dto.js';
 import { SkillJsonCache } from './skill-json-cache.js';
+import { SkillQueries } from './skill-queries.js';
 import { presentEvent, presentVersion } from './skill.presenter.js';
 
 @ApiTags('skills')
@@ -16,7 +14,7 @@ import { presentEvent, presentVersion } from './skill.presenter.js';
 export class SkillsController {
   constructor(
     private readonly catalog: SkillCatalog,
-    private readonly repository: SkillsRepository,
+    private readonly queries: SkillQueries,
     private readonly json: SkillJsonCache,
   ) {}
 
@@ -34,7 +32,7 @@ export class SkillsController {
     const query = parseListSkillsQuery(rawQuery);
     reply.type('application/json; charset=utf-8');
     return this.json.cachedPage(this.catalog.generation, JSON.stringify(query), () => {
-      const page = this.catalog.list({
+      const page = this.queries.list({
         domain: query.domain,
         agent: query.agent,
         phase: query.phase,
@@ -54,9 +52,8 @@ export class SkillsController {
   @Get(':name')
   @ApiOperation({ summary: 'The current version of a skill (highest ACTIVE/DEPRECATED, else the highest)' })
   get(@Param('name') name: string, @Res({ passthrough: true }) reply: FastifyReply): string {
-    const skill = this.catalog.get(name);
-    if (!skill) throw new SkillNotFound(name);
-    setDeprecationHeaders(reply, [currentVersion(skill)]);
+    const { skill, current } = this.queries.get(name);
+    setDeprecationHeaders(reply, [current]);
     reply.type('application/json; charset=utf-8');
     return this.json.skill(skill);
   }
@@ -64,16 +61,13 @@ export class SkillsController {
   @Get(':name/versions')
   @ApiOperation({ summary: 'Every version of a skill, newest first' })
   versions(@Param('name') name: string) {
-    const skill = this.catalog.get(name);
-    if (!skill) throw new SkillNotFound(name);
-    return { items: skill.versions.map(presentVersion) };
+    return { items: this.queries.versions(name).map(presentVersion) };
   }
 
   @Get(':name/versions/:version')
   @ApiOperation({ summary: 'One version of a skill' })
   version(@Param('name') name: string, @Param('version') version: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const found = this.catalog.get(name)?.versions.find((candidate) => candidate.version === version);
-    if (!found) throw this.catalog.get(name) ? new SkillNotFound(name, version) : new SkillNotFound(name);
+    const found = this.queries.version(name, version);
     setDeprecationHeaders(reply, [found]);
     return presentVersion(found);
   }
@@ -81,8 +75,6 @@ export class SkillsController {
   @Get(':name/history')
   @ApiOperation({ summary: 'Lifecycle events of every version, oldest first' })
   async history(@Param('name') name: string) {
-    if (!this.catalog.get(name)) throw new SkillNotFound(name);
-    const events = await this.repository.history(name);
-    return { items: events.map(presentEvent) };
+    return { items: (await this.queries.history(name)).map(presentEvent) };
   }
 }

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { CursorInvalid, decodeCursor, encodeCursor } from '../../../../libs/contracts/src/index.js';
+import { ExecutionsRepository, type ExecutionRecord, type ExecutionStatus } from '../../../../libs/executions/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { ExecutionNotFound, SkillNotFound } from '../problem/domain-errors.js';
+
+export interface ListExecutionsQuery {
+  skill?: string;
+  status?: ExecutionStatus;
+  sessionId?: string;
+  limit: number;
+  cursor?: string;
+}
+
+/** Read-side use-cases of executions, shared by every transport (REST, gRPC, MCP). */
+@Injectable()
+export class ExecutionQueries {
+  constructor(
+    private readonly executions: ExecutionsRepository,
+    private readonly catalog: SkillCatalog,
+  ) {}
+
+  async get(id: string): Promise<ExecutionRecord> {
+    const execution = await this.executions.findById(id);
+    if (!execution) throw new ExecutionNotFound(id);
+    return execution;
+  }
+
+  /** Newest first; `nextCursor` continues after the last item. */
+  async list(query: ListExecutionsQuery): Promise<{ items: ExecutionRecord[]; nextCursor: string | null }> {
+    let after: { createdAt: Date; id: string } | undefined;
+    if (query.cursor) {
+      const [at, id] = decodeCursor(query.cursor).split('|');
+      const createdAt = new Date(at ?? '');
+      if (!id || Number.isNaN(createdAt.getTime())) throw new CursorInvalid('not an executions cursor');
+      after = { createdAt, id };
+    }
+    const rows = await this.executions.list({ skill: query.skill, status: query.status, sessionId: query.sessionId, limit: query.limit + 1, after });
+    const items = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(`${last.createdAt.toISOString()}|${last.id}`) : null };
+  }
+
+  /** Per version: executions, distinct callers and sessions in the last 7/30/90 days, and the last call ever. */
+  async usage(name: string) {
+    const skill = this.catalog.get(name);
+    if (!skill) throw new SkillNotFound(name);
+    const usage = new Map((await this.executions.usage(name)).map((row) => [row.version, row]));
+    const lastCalls = await this.executions.lastCalls(name);
+    const empty = { executions: 0, callers: 0, sessions: 0 };
+    return {
+      skill: name,
+      versions: skill.versions.map((version) => ({
+        version: version.version,
+        status: version.status,
+        windows: usage.get(version.version)?.windows ?? { '7d': empty, '30d': empty, '90d': empty },
+        last_called_at: lastCalls.get(version.version)?.toISOString() ?? null,
+      })),
+    };
+  }
+}
