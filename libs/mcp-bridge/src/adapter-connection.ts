@@ -25,6 +25,8 @@ export interface AdapterConnectionOptions {
 
 /** A stale listing that says "reachable" is served while a refresh runs, up to this many TTLs old. */
 const STALE_SERVE_FACTOR = 3;
+/** An unreachable adapter is asked again after at most this long, so one that comes back is used again quickly. */
+const UNREACHABLE_RECHECK_MS = 1_000;
 
 /** SDK errors after which the connection itself is still sound (the adapter answered, or we gave up waiting). */
 const CONNECTION_KEEPING_SDK_CODES = new Set<string>([
@@ -53,11 +55,16 @@ export class AdapterConnection {
     private readonly options: AdapterConnectionOptions,
   ) {}
 
-  /** The adapter's tools, from the cache while it is fresh; a stale positive listing is served while it refreshes. */
+  /**
+   * The adapter's tools. A reachable listing is trusted for the TTL and, once stale, still served (up to three TTLs)
+   * while a refresh runs in the background. An unreachable one is trusted for at most a second; after that the
+   * adapter is asked again before answering.
+   */
   async currentListing(): Promise<AdapterListing> {
     const listing = this.listing;
     const age = listing ? Date.now() - listing.checkedAt : Infinity;
-    if (listing && age < this.options.availabilityTtlMs) return listing;
+    const fresh = listing?.reachable ? this.options.availabilityTtlMs : Math.min(this.options.availabilityTtlMs, UNREACHABLE_RECHECK_MS);
+    if (listing && age < fresh) return listing;
     const refresh = this.refresh();
     if (listing && listing.reachable && age < this.options.availabilityTtlMs * STALE_SERVE_FACTOR) {
       return listing;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import type { ProgramDiagnostics } from './tool-failure.js';
 
 export interface RunProgramOptions {
@@ -31,6 +32,26 @@ export interface ProgramRun {
   spawnError: string | null;
 }
 
+/** Seconds the OS-level limit (coreutils `timeout`) leaves after the adapter's own limit before it kills. */
+const HARD_LIMIT_GRACE_SECONDS = 2;
+
+let timeoutUtility: string | null | undefined;
+/** coreutils `timeout`, when installed: it kills the program at its limit even if the adapter itself dies. */
+function findTimeoutUtility(): string | null {
+  if (timeoutUtility === undefined) {
+    timeoutUtility =
+      ['/usr/bin/timeout', '/bin/timeout'].find((path) => {
+        try {
+          accessSync(path, constants.X_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      }) ?? null;
+  }
+  return timeoutUtility;
+}
+
 /** Variables passed through to programs; everything else of the adapter's environment stays out. */
 const PASSED_ENV = ['PATH', 'LANG', 'LC_ALL', 'OMP_NUM_THREADS', 'CCX_NPROC_EQUATION_SOLVER', 'CCX_NPROC_STIFFNESS', 'CCX_NPROC_RESULTS'];
 
@@ -58,7 +79,12 @@ export function runProgram(options: RunProgramOptions): Promise<ProgramRun> {
     let spawnError: string | null = null;
     let settled = false;
 
-    const child = spawn(options.command, [...options.args], {
+    // Under coreutils `timeout` when available, so a program outlives a crashed or killed adapter by at most its limit.
+    const hardLimit = findTimeoutUtility();
+    const [command, args] = hardLimit
+      ? [hardLimit, ['-s', 'KILL', `${Math.ceil(options.timeoutMs / 1000) + HARD_LIMIT_GRACE_SECONDS}s`, options.command, ...options.args]]
+      : [options.command, [...options.args]];
+    const child = spawn(command, args, {
       cwd: options.cwd,
       env,
       shell: false,

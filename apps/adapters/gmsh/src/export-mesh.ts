@@ -22,7 +22,18 @@ export function exportMeshTool(gmsh: Program) {
     timeoutSecondsOf: (input) => input.timeout_seconds,
     async handler(input, context): Promise<ExportMeshOutput> {
       const script = await writeGeometry(context, input);
-      const run = await runGmsh(context, [script, '-3', ...meshArgs(input.mesh), '-format', 'inp', '-setnumber', 'Mesh.SaveGroupsOfNodes', '1', '-o', 'mesh.inp']);
+      const run = await runGmsh(context, [
+        script,
+        '-3',
+        ...meshArgs(input.mesh),
+        '-format',
+        'inp',
+        '-setnumber',
+        'Mesh.SaveGroupsOfNodes',
+        '1',
+        '-o',
+        'mesh.inp',
+      ]);
       const gmshInp = await context.readResult('mesh.inp');
       if (gmshInp === null) throw new ToolFailure('PROGRAM_FAILED', 'gmsh finished without writing the mesh', diagnosticsOf(run));
       const version = (await gmsh.probe()).version;
@@ -33,7 +44,10 @@ export function exportMeshTool(gmsh: Program) {
         throw new ToolFailure('PROGRAM_FAILED', (error as Error).message, diagnosticsOf(run));
       }
       if (Buffer.byteLength(mesh.inp) > context.limits.maxOutputBytes) {
-        throw new ToolFailure('OUTPUT_LIMIT', `the mesh is larger than the adapter's output limit (MAX_OUTPUT_BYTES); use a coarser mesh size`);
+        throw new ToolFailure(
+          'OUTPUT_LIMIT',
+          `the mesh is larger than the adapter's output limit (MAX_OUTPUT_BYTES); use a coarser mesh size`,
+        );
       }
       return {
         inp: mesh.inp,

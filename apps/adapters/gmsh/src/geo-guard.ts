@@ -1,7 +1,17 @@
 import { inputRejected, safeRelativeName } from '../../common/src/index.js';
 
 /** Commands that run programs or touch files outside the scratch directory: never allowed. */
-const FORBIDDEN = ['SystemCall', 'NonBlockingSystemCall', 'OnelabRun', 'OnelabAction', 'DeleteFile', 'RenameFile', 'CreateDir', 'GetEnv', 'SetEnv'];
+const FORBIDDEN = [
+  'SystemCall',
+  'NonBlockingSystemCall',
+  'OnelabRun',
+  'OnelabAction',
+  'DeleteFile',
+  'RenameFile',
+  'CreateDir',
+  'GetEnv',
+  'SetEnv',
+];
 /** Commands that read or write a file: their argument must be a plain string literal (checked below). */
 const FILE_COMMANDS = ['Merge', 'MergeWithBoundingBox', 'Include', 'Save', 'Print', 'ShapeFromFile'];
 
@@ -30,7 +40,12 @@ export function checkGeoScript(script: string, what = 'geo'): void {
   if (/\bSolver\s*\./.test(code)) throw inputRejected(`${what}: Solver.* options are not allowed (the adapter runs no solvers from gmsh)`);
 
   for (const literal of literals) {
-    if (literal.text.startsWith('/') || literal.text.startsWith('~') || /(^|[/\\])\.\.([/\\]|$)/.test(literal.text) || literal.text.includes('\\')) {
+    if (
+      literal.text.startsWith('/') ||
+      literal.text.startsWith('~') ||
+      /(^|[/\\])\.\.([/\\]|$)/.test(literal.text) ||
+      literal.text.includes('\\')
+    ) {
       throw inputRejected(
         `${what} line ${literal.line}: string "${literal.text}" looks like a path outside the call's scratch directory (absolute, '..' or '\\')`,
       );
@@ -42,7 +57,10 @@ export function checkGeoScript(script: string, what = 'geo'): void {
     const command = new RegExp(`\\b(${FILE_COMMANDS.join('|')})\\b(?!\\s*\\.)([\\s\\S]*)$`).exec(statement);
     if (command) {
       const target = /^\s*"#(\d+)"\s*$/.exec(command[2]);
-      if (!target) throw inputRejected(`${what}: '${command[1]}' must be followed by a plain "file name" literal (found '${command[2].trim().slice(0, 40)}')`);
+      if (!target)
+        throw inputRejected(
+          `${what}: '${command[1]}' must be followed by a plain "file name" literal (found '${command[2].trim().slice(0, 40)}')`,
+        );
       const literal = literalOf(target[1]);
       safeRelativeName(literal.text, `${what} line ${literal.line}: ${command[1]} file`);
     }
@@ -51,7 +69,8 @@ export function checkGeoScript(script: string, what = 'geo'): void {
       const after = statement.slice(closingParen(statement, printf.index + printf[0].length - 1) + 1);
       if (after.trim() === '') continue;
       const target = /^\s*>>?\s*"#(\d+)"\s*$/.exec(after);
-      if (!target) throw inputRejected(`${what}: a Printf redirection must name a plain "file name" literal (found '${after.trim().slice(0, 40)}')`);
+      if (!target)
+        throw inputRejected(`${what}: a Printf redirection must name a plain "file name" literal (found '${after.trim().slice(0, 40)}')`);
       const literal = literalOf(target[1]);
       safeRelativeName(literal.text, `${what} line ${literal.line}: Printf target`);
     }

@@ -7,7 +7,8 @@ export const MODEL_GEO = 'model.geo';
 
 /** Write the geometry of the call (a checked .geo script and/or a STEP file) and return the script to open. */
 export async function writeGeometry(context: ToolRunContext, input: { geo?: string; step?: string }): Promise<string> {
-  if (input.geo === undefined && input.step === undefined) throw inputRejected("give the geometry as 'geo' (a .geo script), 'step' (STEP contents), or both");
+  if (input.geo === undefined && input.step === undefined)
+    throw inputRejected("give the geometry as 'geo' (a .geo script), 'step' (STEP contents), or both");
   if (input.step !== undefined) await context.writeInput('model.step', input.step);
   if (input.geo !== undefined) {
     checkGeoScript(input.geo);
@@ -30,7 +31,8 @@ export async function runGmsh(context: ToolRunContext, args: string[], tolerated
   const run = await context.run(args);
   const errors = gmshMessages(run, 'Error').filter((line) => !tolerated.some((pattern) => pattern.test(line)));
   if (run.signal || (run.exitCode !== 0 && errors.length > 0) || (run.exitCode !== 0 && tolerated.length === 0)) {
-    const why = errors.length > 0 ? errors.slice(0, 5).join(' | ') : run.signal ? `crashed with ${run.signal}` : `exit code ${run.exitCode}`;
+    const why =
+      errors.length > 0 ? errors.slice(0, 5).join(' | ') : run.signal ? `crashed with ${run.signal}` : `exit code ${run.exitCode}`;
     throw new ToolFailure('PROGRAM_FAILED', `gmsh failed: ${why}`, diagnosticsOf(run));
   }
   return run;

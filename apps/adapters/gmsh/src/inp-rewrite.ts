@@ -139,7 +139,9 @@ export function toCalculixMesh(gmshInp: string, heading: string): CalculixMesh {
   }
   lines.push(...surfaceLines);
 
-  const droppedElements = parsed.blocks.filter((block) => familyOf(block.type) === null).reduce((sum, block) => sum + block.elements.size, 0);
+  const droppedElements = parsed.blocks
+    .filter((block) => familyOf(block.type) === null)
+    .reduce((sum, block) => sum + block.elements.size, 0);
   return {
     inp: `${lines.join('\n')}\n`,
     nodeCount: parsed.nodeCount,

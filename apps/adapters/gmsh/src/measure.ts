@@ -57,8 +57,10 @@ export function measureTool(gmsh: Program) {
       occ &&= measures.size > 0;
 
       const groups = model.physicalGroups.map((group) => describeGroup(group, model, measures, occ));
-      const byDim = (dim: number) => Object.fromEntries(groups.filter((g) => g.dimension === dim && g.measure !== null).map((g) => [g.name, g.measure as number]));
-      const total = (dim: number) => (occ ? model.tags[dim].reduce((sum, tag) => sum + (measures.get(`${dim}:${tag}`)?.mass ?? 0), 0) : null);
+      const byDim = (dim: number) =>
+        Object.fromEntries(groups.filter((g) => g.dimension === dim && g.measure !== null).map((g) => [g.name, g.measure as number]));
+      const total = (dim: number) =>
+        occ ? model.tags[dim].reduce((sum, tag) => sum + (measures.get(`${dim}:${tag}`)?.mass ?? 0), 0) : null;
 
       return {
         bounding_box: boundingBox(model, measures, topDim),
@@ -69,7 +71,12 @@ export function measureTool(gmsh: Program) {
         curve_lengths: byDim(1),
         physical_groups: groups,
         distances: (input.distances ?? []).map(({ from, to }) => distanceBetween(from, to, groups)),
-        entity_counts: { points: model.tags[0].length, curves: model.tags[1].length, surfaces: model.tags[2].length, volumes: model.tags[3].length },
+        entity_counts: {
+          points: model.tags[0].length,
+          curves: model.tags[1].length,
+          surfaces: model.tags[2].length,
+          volumes: model.tags[3].length,
+        },
         kernel: occ ? 'opencascade' : 'built-in',
         gmsh_version: (await gmsh.probe()).version,
         warnings: [...new Set([...warnings, ...gmshMessages(run, 'Warning')])].slice(0, 50),
@@ -95,9 +102,13 @@ function measureScript(entities: [number, number][], withMass: boolean): string 
     lines.push(`bb[] = BoundingBox ${ref};`);
     if (withMass) {
       lines.push(`m = Mass ${ref};`, `c[] = CenterOfMass ${ref};`);
-      lines.push(`Printf("${dim} ${tag} %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g", m, c[0], c[1], c[2], bb[0], bb[1], bb[2], bb[3], bb[4], bb[5]) >> "measure.txt";`);
+      lines.push(
+        `Printf("${dim} ${tag} %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g", m, c[0], c[1], c[2], bb[0], bb[1], bb[2], bb[3], bb[4], bb[5]) >> "measure.txt";`,
+      );
     } else {
-      lines.push(`Printf("${dim} ${tag} nan nan nan nan %.17g %.17g %.17g %.17g %.17g %.17g", bb[0], bb[1], bb[2], bb[3], bb[4], bb[5]) >> "measure.txt";`);
+      lines.push(
+        `Printf("${dim} ${tag} nan nan nan nan %.17g %.17g %.17g %.17g %.17g %.17g", bb[0], bb[1], bb[2], bb[3], bb[4], bb[5]) >> "measure.txt";`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -121,7 +132,12 @@ function parseMeasures(text: string, withMass: boolean): Map<string, EntityMeasu
   return measures;
 }
 
-function describeGroup(group: PhysicalGroup, model: ModelEntities, measures: Map<string, EntityMeasure>, occ: boolean): MeasureOutput['physical_groups'][number] {
+function describeGroup(
+  group: PhysicalGroup,
+  model: ModelEntities,
+  measures: Map<string, EntityMeasure>,
+  occ: boolean,
+): MeasureOutput['physical_groups'][number] {
   if (group.dim === 0) {
     const points = group.entities.map((tag) => model.points.get(tag)).filter((point): point is Vec3 => point !== undefined);
     return { name: group.name, dimension: 0, entities: group.entities, measure: null, centroid: points.length ? mean(points) : null };
@@ -177,7 +193,9 @@ function distanceBetween(from: string, to: string, groups: MeasureOutput['physic
   const a = findGroup(from, groups);
   const b = findGroup(to, groups);
   if (!a.centroid || !b.centroid) {
-    throw inputRejected(`distance ${from} → ${to}: centroids of curves, surfaces and volumes need the OpenCASCADE kernel (SetFactory("OpenCASCADE"))`);
+    throw inputRejected(
+      `distance ${from} → ${to}: centroids of curves, surfaces and volumes need the OpenCASCADE kernel (SetFactory("OpenCASCADE"))`,
+    );
   }
   const delta = [0, 1, 2].map((axis) => (b.centroid as number[])[axis] - (a.centroid as number[])[axis]);
   return {
@@ -193,7 +211,9 @@ function findGroup(name: string, groups: MeasureOutput['physical_groups']): Meas
   const matches = groups.filter((group) => group.name === name);
   const candidates = matches.length > 0 ? matches : groups.filter((group) => group.name.toLowerCase() === name.toLowerCase());
   if (candidates.length === 0) {
-    throw inputRejected(`'${name}' is not a physical group of the model (groups: ${groups.map((group) => group.name).join(', ') || 'none'})`);
+    throw inputRejected(
+      `'${name}' is not a physical group of the model (groups: ${groups.map((group) => group.name).join(', ') || 'none'})`,
+    );
   }
   return candidates.reduce((best, group) => (group.dimension < best.dimension ? group : best));
 }

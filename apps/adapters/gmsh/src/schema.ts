@@ -15,7 +15,12 @@ const geometry = {
     .optional()
     .describe('STEP file contents (ISO 10303-21 text), written as model.step; loaded with OpenCASCADE when no geo is given'),
 };
-const timeoutSeconds = z.number().positive().max(86_400).optional().describe('Time limit for gmsh in seconds (capped by the adapter limit)');
+const timeoutSeconds = z
+  .number()
+  .positive()
+  .max(86_400)
+  .optional()
+  .describe('Time limit for gmsh in seconds (capped by the adapter limit)');
 const vector = z.array(z.number()).length(3).describe('[x, y, z] in model length units');
 
 export const exportMeshInputSchema = z.object({
@@ -48,12 +53,21 @@ export const exportMeshOutputSchema = z.object({
   node_count: z.number().int().describe('Number of nodes'),
   element_count: z.number().int().describe('Number of solid elements'),
   element_types: z.record(z.string(), z.number().int()).describe('Element type (C3D4, C3D10, ...) → count'),
-  element_sets: z.array(z.object({ name: z.string().describe('Set name'), element_count: z.number().int().describe('Elements') })).describe('Element sets'),
-  node_sets: z.array(z.object({ name: z.string().describe('Set name'), node_count: z.number().int().describe('Nodes') })).describe('Node sets'),
+  element_sets: z
+    .array(z.object({ name: z.string().describe('Set name'), element_count: z.number().int().describe('Elements') }))
+    .describe('Element sets'),
+  node_sets: z
+    .array(z.object({ name: z.string().describe('Set name'), node_count: z.number().int().describe('Nodes') }))
+    .describe('Node sets'),
   surfaces: z
-    .array(z.object({ name: z.string().describe('Surface name (physical surface)'), face_count: z.number().int().describe('Element faces') }))
+    .array(
+      z.object({ name: z.string().describe('Surface name (physical surface)'), face_count: z.number().int().describe('Element faces') }),
+    )
     .describe('Element-face surfaces for *DSLOAD and contact'),
-  dropped_elements: z.number().int().describe('Lower-dimensional elements gmsh wrote that were left out (their groups became node sets and surfaces)'),
+  dropped_elements: z
+    .number()
+    .int()
+    .describe('Lower-dimensional elements gmsh wrote that were left out (their groups became node sets and surfaces)'),
   gmsh_version: z.string().nullable().describe('gmsh version that meshed the model'),
   warnings: z.array(z.string()).describe('Warnings gmsh printed'),
 });
