@@ -1,4 +1,5 @@
 import { rm, writeFile, readFile } from 'node:fs/promises';
+import { Redis } from 'ioredis';
 import path from 'node:path';
 import { connect, createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
@@ -102,6 +103,13 @@ describe('registry lifecycle over REST', () => {
     expect(promotion.forced).toBe(false);
     expect(promotion.evidence.examples).toEqual([
       expect.objectContaining({ index: 0, input_valid: true, output_valid: true, execution_status: 'SUCCEEDED', output_matches: true }),
+    ]);
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const published = (await redis.xrange(`${queuePrefix}:lifecycle:events`, '-', '+')).map(([, fields]) => JSON.parse(fields[1]!));
+    redis.disconnect();
+    expect(published.filter((e) => e.skill === 'echo_text').map((e) => [e.from, e.to, e.actor])).toEqual([
+      [null, 'REGISTERED', 'system:discovery'],
+      ['REGISTERED', 'ACTIVE', 'root'],
     ]);
     const run = await get(`/v1/executions/${promotion.evidence.examples[0].execution_id}`);
     expect(run.body).toMatchObject({ skill: 'echo_text', purpose: 'promotion', status: 'SUCCEEDED', output: { text: 'hi', length: 2 } });

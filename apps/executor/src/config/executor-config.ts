@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -28,8 +29,28 @@ export const executorConfigSchema = z.object({
   RETRY_MAX_MS: positiveInt(1, 3_600_000).default(30_000),
   /** Old-generation heap limit of each sandbox thread. */
   SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
-  TOOL_ADAPTERS: z.string().default(''),
-  TOOLS_DISABLED: z.string().default(''),
+  /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */
+  TOOL_ADAPTERS: z
+    .string()
+    .default('')
+    .superRefine((raw, ctx) => {
+      try {
+        parseToolAdapters(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+  /** Tool ids switched off by feature flag (calls fail as PRECONDITION_FAILED "disabled"). */
+  TOOLS_DISABLED: z
+    .string()
+    .default('')
+    .superRefine((raw, ctx) => {
+      try {
+        parseDisabledTools(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   HOST: z.string().min(1).default('127.0.0.1'),
   /** Health endpoint of the executor (GET /healthz, /readyz). */
   EXECUTOR_PORT: port.default(3100),

@@ -206,10 +206,18 @@ export class ExecutionRunner {
     }
   }
 
+  /** Required tools that are not available now, each with the reason when the bridge knows it. */
   private async missingTools(version: ExecutableVersion): Promise<string[]> {
     const required = version.toolsRequired.filter((tool) => tool.required !== false).map((tool) => tool.tool_id);
+    if (required.length === 0) return [];
     const availability = await Promise.all(required.map((toolId) => this.bridge.isAvailable(toolId).catch(() => false)));
-    return required.filter((_, index) => !availability[index]);
+    const missing = required.filter((_, index) => !availability[index]);
+    if (missing.length === 0) return [];
+    const listed = await this.bridge.listTools().catch(() => []);
+    return missing.map((toolId) => {
+      const reason = (listed.find((tool) => tool.toolId === toolId) as { unavailableReason?: string | null } | undefined)?.unavailableReason;
+      return reason ? `${toolId} (${reason})` : toolId;
+    });
   }
 
   private async conclude(

@@ -11,7 +11,8 @@ import {
 } from '../../../../libs/executions/src/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
-import { ExecutionRunner, RetryLater } from './execution-runner.js';
+import type { McpBridge } from '@skill-registry/sdk';
+import { ExecutionRunner, RetryLater, TOOL_BRIDGE } from './execution-runner.js';
 
 /**
  * Hosts the BullMQ worker, the heartbeat of running executions, the cancellation listener and the
@@ -31,6 +32,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
     private readonly runner: ExecutionRunner,
     private readonly executions: ExecutionsRepository,
     private readonly sandbox: SandboxPool,
+    @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
   ) {}
 
   /** Starts consuming; called once the application is fully initialised. */
@@ -117,6 +119,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
       }
     }
     await this.sandbox.close();
+    await (this.bridge as { close?: () => Promise<void> }).close?.().catch(() => undefined);
     await this.subscriber?.quit().catch(() => undefined);
     await this.queue?.close().catch(() => undefined);
   }

@@ -1,9 +1,26 @@
+import { Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
+import { McpBridgeClient, parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
 import type { ExecutorConfig } from '../config/executor-config.js';
 import { NO_TOOLS_BRIDGE } from './no-tools-bridge.js';
 
-/** The MCP bridge the executor hands to skills, from TOOL_ADAPTERS. */
-export function createToolBridge(config: ExecutorConfig): McpBridge {
-  if (!config.TOOL_ADAPTERS.trim()) return NO_TOOLS_BRIDGE;
-  return NO_TOOLS_BRIDGE;
+/** The MCP bridge the executor hands to skills, built from TOOL_ADAPTERS and TOOLS_DISABLED. */
+export function createToolBridge(config: ExecutorConfig): McpBridge & { close?: () => Promise<void> } {
+  const adapters = parseToolAdapters(config.TOOL_ADAPTERS);
+  if (adapters.size === 0) return NO_TOOLS_BRIDGE;
+  const logger = new Logger('McpBridge');
+  return new McpBridgeClient({
+    adapters,
+    disabledTools: parseDisabledTools(config.TOOLS_DISABLED),
+    logger: {
+      debug: (message, fields) => logger.debug(withFields(message, fields)),
+      info: (message, fields) => logger.log(withFields(message, fields)),
+      warn: (message, fields) => logger.warn(withFields(message, fields)),
+      error: (message, fields) => logger.error(withFields(message, fields)),
+    },
+  });
+}
+
+function withFields(message: string, fields: Record<string, unknown> | undefined): string {
+  return fields && Object.keys(fields).length ? `${message} ${JSON.stringify(fields)}` : message;
 }

@@ -4,6 +4,7 @@ import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
 import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
 import { isInside, resolvePackagePath, resolveRoots, type SkillRoot } from './package-paths.js';
@@ -48,6 +49,7 @@ export class DiscoveryService {
     private readonly repository: SkillsRepository,
     private readonly catalog: SkillCatalog,
     private readonly lifecycle: LifecycleService,
+    private readonly events: LifecycleEventsPublisher,
   ) {}
 
   /** Full rescan: register new and changed packages, archive versions whose package is gone. */
@@ -127,14 +129,16 @@ export class DiscoveryService {
       const base = { path: packagePath, name: snapshot.name, version: snapshot.version, errors, warnings };
 
       if (!existing) {
-        const created = await this.repository.createVersion(snapshot, {
+        const creation = {
           from: null,
           to: snapshot.status,
           actor,
           reason: snapshot.status === 'REGISTERED' ? 'discovered; validation passed' : 'discovered; validation failed',
           evidence: { content_hash: snapshot.contentHash, errors, warnings },
-        });
+        };
+        const created = await this.repository.createVersion(snapshot, creation);
         await this.catalog.reload(snapshot.name);
+        if (created) await this.events.publish(created.name, created.version, creation);
         if (!created) return { ...base, outcome: 'unchanged', status: null, message: 'registered concurrently by another process' };
         return { ...base, outcome: 'new', status: created.status, message: snapshot.statusReason };
       }

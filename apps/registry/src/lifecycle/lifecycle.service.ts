@@ -9,6 +9,7 @@ import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { NewLifecycleEvent, SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository, type VersionPatch } from '../catalog/skills.repository.js';
 import { ConcurrentModification, InvalidTransition, SkillNotFound } from '../problem/domain-errors.js';
+import { LifecycleEventsPublisher } from './lifecycle-events.publisher.js';
 
 export interface MoveRequest {
   name: string;
@@ -20,8 +21,6 @@ export interface MoveRequest {
   forced?: boolean;
   evidence?: Record<string, unknown>;
   patch?: VersionPatch;
-  /** Checks the fresh record before the move (throws to refuse) and may supply the evidence. */
-  guard?: (current: SkillVersionRecord) => { evidence: Record<string, unknown> } | void;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -35,6 +34,7 @@ export class LifecycleService {
   constructor(
     private readonly repository: SkillsRepository,
     private readonly catalog: SkillCatalog,
+    private readonly events: LifecycleEventsPublisher,
   ) {}
 
   async move(request: MoveRequest): Promise<SkillVersionRecord> {
@@ -44,18 +44,18 @@ export class LifecycleService {
       if (!findTransition(current.status, request.to, request.via)) {
         throw new InvalidTransition(current.name, current.version, current.status, request.to, allowedTransitions(current.status));
       }
-      const guarded = request.guard?.(current);
       const event: NewLifecycleEvent = {
         from: current.status,
         to: request.to,
         actor: request.actor,
         reason: request.reason,
         forced: request.forced ?? false,
-        evidence: guarded?.evidence ?? request.evidence ?? {},
+        evidence: request.evidence ?? {},
       };
       const updated = await this.repository.updateVersion(current, request.to, request.patch ?? {}, event);
       if (updated) {
         await this.catalog.reload(updated.name);
+        await this.events.publish(updated.name, updated.version, event);
         return updated;
       }
     }

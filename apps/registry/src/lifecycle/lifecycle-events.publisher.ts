@@ -1,0 +1,60 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { lifecycleStream } from '../../../../libs/executions/src/index.js';
+import type { NewLifecycleEvent } from '../catalog/skill-records.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+
+/** Typed lifecycle event as published on Redis for other services. */
+export interface PublishedLifecycleEvent {
+  type: 'skill.lifecycle';
+  skill: string;
+  version: string;
+  from: string | null;
+  to: string;
+  actor: string;
+  reason: string | null;
+  forced: boolean;
+  at: string;
+}
+
+const STREAM_MAX_LENGTH = 100_000;
+
+/**
+ * Publishes every lifecycle move on a Redis stream (`<prefix>:lifecycle:events`). Postgres holds the
+ * authoritative history; publishing is best effort and never fails the move itself.
+ */
+@Injectable()
+export class LifecycleEventsPublisher implements OnApplicationShutdown {
+  private readonly logger = new Logger(LifecycleEventsPublisher.name);
+  private readonly redis: Redis;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    // Its own connection with an offline queue: moves made while Redis is still connecting (start-up
+    // discovery) are published once it is up; while Redis is down they fail after one retry and are logged.
+    this.redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+    this.redis.on('error', () => undefined);
+  }
+
+  onApplicationShutdown(): void {
+    this.redis.disconnect();
+  }
+
+  async publish(skill: string, version: string, event: NewLifecycleEvent): Promise<void> {
+    const published: PublishedLifecycleEvent = {
+      type: 'skill.lifecycle',
+      skill,
+      version,
+      from: event.from,
+      to: event.to,
+      actor: event.actor,
+      reason: event.reason,
+      forced: event.forced ?? false,
+      at: new Date().toISOString(),
+    };
+    try {
+      await this.redis.xadd(lifecycleStream(this.config.QUEUE_PREFIX), 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(published));
+    } catch (error) {
+      this.logger.warn(`lifecycle event ${skill}@${version} ${event.from ?? '∅'}→${event.to} not published: ${(error as Error).message}`);
+    }
+  }
+}
