@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import type { AdapterLogger } from './logger.js';
@@ -80,22 +81,24 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(definit
         const programPath = status.path;
         const requested = definition.timeoutSecondsOf?.(input);
         const callTimeoutMs = Math.min(limits.maxRunMs, requested !== undefined ? requested * 1000 : limits.maxRunMs);
-        const output = await withScratchDir(`${definition.program.spec.executable.replace(/\W/g, '')}-${definition.name}`, (scratchDir) =>
-          definition.handler(input, {
-            scratchDir,
-            signal,
-            limits,
-            writeInput: (name, contents, what) => writeInputFile(scratchDir, name, contents, what),
-            readResult: (name) => readResultFile(scratchDir, name, limits.maxOutputBytes),
-            run: (args, options = {}) =>
-              runChecked(definition.program, programPath, args, {
-                cwd: scratchDir,
-                timeoutMs: Math.min(callTimeoutMs, options.timeoutMs ?? callTimeoutMs),
-                maxOutputBytes: limits.maxOutputBytes,
-                signal,
-                env: options.env,
-              }),
-          }),
+        const output = await withScratchDir(
+          `${basename(definition.program.spec.executable).replace(/\W/g, '')}-${definition.name}`,
+          (scratchDir) =>
+            definition.handler(input, {
+              scratchDir,
+              signal,
+              limits,
+              writeInput: (name, contents, what) => writeInputFile(scratchDir, name, contents, what),
+              readResult: (name) => readResultFile(scratchDir, name, limits.maxOutputBytes),
+              run: (args, options = {}) =>
+                runChecked(definition.program, programPath, args, {
+                  cwd: scratchDir,
+                  timeoutMs: Math.min(callTimeoutMs, options.timeoutMs ?? callTimeoutMs),
+                  maxOutputBytes: limits.maxOutputBytes,
+                  signal,
+                  env: options.env,
+                }),
+            }),
         );
         logger.info('tool call completed', { tool: definition.name, ok: true, durationMs: Math.round(performance.now() - started) });
         return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output as Record<string, unknown> };
