@@ -1,6 +1,7 @@
+import { afterAll } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readlinkSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,10 +11,11 @@ import type { AdapterDefinition, RunningAdapter } from '../../apps/adapters/comm
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Route every scratch directory of in-process adapters of this test file under one fresh root. */
+/** Route every scratch directory of in-process adapters of this test file under one fresh root (removed after). */
 export function isolateScratchRoot(): string {
   const root = mkdtempSync(join(tmpdir(), 'adapter-test-scratch-'));
   process.env.SCRATCH_ROOT = root;
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
   return root;
 }
 
