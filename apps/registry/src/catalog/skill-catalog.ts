@@ -59,6 +59,26 @@ export class SkillCatalog implements OnApplicationShutdown {
     return this.changes;
   }
 
+  /** Puts one skill's fresh record in place (or removes it), keeping the name order, in O(log n) + one splice. */
+  private apply(name: string, skill: SkillRecord | null): void {
+    const index = lowerBound(this.sortedNames, name);
+    const present = this.sortedNames[index] === name;
+    if (skill) {
+      this.skills.set(name, skill);
+      const entry = { skill, current: currentVersion(skill) };
+      if (present) this.ordered[index] = entry;
+      else {
+        this.sortedNames.splice(index, 0, name);
+        this.ordered.splice(index, 0, entry);
+      }
+    } else if (present) {
+      this.skills.delete(name);
+      this.sortedNames.splice(index, 1);
+      this.ordered.splice(index, 1);
+    }
+    this.changes++;
+  }
+
   private reindex(): void {
     this.ordered = this.sortedNames.map((name) => {
       const skill = this.skills.get(name) as SkillRecord;
@@ -75,11 +95,7 @@ export class SkillCatalog implements OnApplicationShutdown {
       .loadSkill(name)
       .then((skill) => {
         if (this.stopped) return;
-        const existed = this.skills.has(name);
-        if (skill) this.skills.set(name, skill);
-        else this.skills.delete(name);
-        if (existed !== Boolean(skill)) this.sortedNames = [...this.skills.keys()].sort();
-        this.reindex();
+        this.apply(name, skill);
       })
       .catch((error: Error) => this.logger.warn(`could not reload skill ${name}: ${error.message}`))
       .finally(() => this.pendingReloads.delete(name));
