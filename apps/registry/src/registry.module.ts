@@ -10,6 +10,7 @@ import { AdminModule } from './lifecycle/admin.module.js';
 import { BaselineController } from './bench/baseline.controller.js';
 import { SearchModule } from './search/search.module.js';
 import { SkillsModule } from './skills/skills.module.js';
+import { ToolsModule } from './tools/tools.module.js';
 
 @Module({})
 export class RegistryModule {
@@ -32,6 +33,7 @@ export class RegistryModule {
         AdminModule,
         ExecutionsModule,
         HealthModule,
+        ToolsModule,
       ],
       controllers: config.BENCH_BASELINE_ROUTE ? [BaselineController] : [],
     };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
 
 /** A bearer token and the identity it acts as. */
 export interface TokenEntry {
@@ -51,6 +52,27 @@ export const configSchema = z.object({
   ADMIN_TOKENS: tokenList('admin'),
   AGENT_TOKENS: tokenList('agent'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Tool adapters (`adapter=url`, comma-separated), so GET /v1/tools and skill views show availability. */
+  TOOL_ADAPTERS: z
+    .string()
+    .default('')
+    .superRefine((raw, ctx) => {
+      try {
+        parseToolAdapters(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+  TOOLS_DISABLED: z
+    .string()
+    .default('')
+    .superRefine((raw, ctx) => {
+      try {
+        parseDisabledTools(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
   BENCH_BASELINE_ROUTE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),

@@ -7,7 +7,8 @@ import { setDeprecationHeaders } from './deprecation-headers.js';
 import { parseListSkillsQuery } from './skills.dto.js';
 import { SkillJsonCache } from './skill-json-cache.js';
 import { SkillQueries } from './skill-queries.js';
-import { presentEvent, presentVersion } from './skill.presenter.js';
+import { ToolDirectory } from '../tools/tool-directory.js';
+import { presentEvent, presentSkill, presentVersion } from './skill.presenter.js';
 
 @ApiTags('skills')
 @Controller('v1/skills')
@@ -16,6 +17,7 @@ export class SkillsController {
     private readonly catalog: SkillCatalog,
     private readonly queries: SkillQueries,
     private readonly json: SkillJsonCache,
+    private readonly tools: ToolDirectory,
   ) {}
 
   @Get()
@@ -50,12 +52,16 @@ export class SkillsController {
   }
 
   @Get(':name')
-  @ApiOperation({ summary: 'The current version of a skill (highest ACTIVE/DEPRECATED, else the highest)' })
-  get(@Param('name') name: string, @Res({ passthrough: true }) reply: FastifyReply): string {
+  @ApiOperation({
+    summary: 'The current version of a skill (highest ACTIVE/DEPRECATED, else the highest); with tools_status when it requires tools',
+  })
+  async get(@Param('name') name: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const { skill, current } = this.queries.get(name);
     setDeprecationHeaders(reply, [current]);
     reply.type('application/json; charset=utf-8');
-    return this.json.skill(skill);
+    if (current.toolsRequired.length === 0) return this.json.skill(skill);
+    // Tool availability changes by the second: this part is never cached.
+    return JSON.stringify({ ...presentSkill(skill, current), tools_status: await this.tools.statusOf(current.toolsRequired) });
   }
 
   @Get(':name/versions')

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
+import { ToolsModule } from '../tools/tools.module.js';
 import { SkillJsonCache } from './skill-json-cache.js';
 import { SkillQueries } from './skill-queries.js';
 import { SkillsController } from './skills.controller.js';
 
-@Module({ imports: [CatalogModule], controllers: [SkillsController], providers: [SkillJsonCache, SkillQueries], exports: [SkillQueries] })
+@Module({ imports: [CatalogModule, ToolsModule], controllers: [SkillsController], providers: [SkillJsonCache, SkillQueries], exports: [SkillQueries] })
 export class SkillsModule {}

@@ -1,0 +1,56 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  McpBridgeClient,
+  parseDisabledTools,
+  parseToolAdapters,
+  type AdapterStatus,
+  type BridgeToolDescriptor,
+} from '../../../../libs/mcp-bridge/src/index.js';
+import type { ToolRef } from '../../../../libs/skill-loader/src/index.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+
+/** Availability of one tool a skill requires. */
+export interface RequiredToolStatus {
+  tool_id: string;
+  capability: string;
+  required: boolean;
+  available: boolean;
+  reason: string | null;
+}
+
+/**
+ * What the configured tool adapters offer right now, through the same MCP bridge the executor uses
+ * (availability cached briefly and refreshed in the background).
+ */
+@Injectable()
+export class ToolDirectory implements OnApplicationShutdown {
+  private readonly bridge: McpBridgeClient | null;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    const adapters = parseToolAdapters(config.TOOL_ADAPTERS);
+    this.bridge = adapters.size
+      ? new McpBridgeClient({ adapters, disabledTools: parseDisabledTools(config.TOOLS_DISABLED), connectTimeoutMs: 2000 })
+      : null;
+  }
+
+  async list(capability?: string): Promise<{ tools: BridgeToolDescriptor[]; adapters: AdapterStatus[] }> {
+    if (!this.bridge) return { tools: [], adapters: [] };
+    const [tools, adapters] = await Promise.all([this.bridge.listTools(capability), this.bridge.adapterStatus()]);
+    return { tools, adapters };
+  }
+
+  /** Availability of each tool in `required`, for a skill's view. */
+  async statusOf(required: ToolRef[]): Promise<RequiredToolStatus[]> {
+    return Promise.all(
+      required.map(async (ref) => {
+        const tool = this.bridge ? await this.bridge.getTool(ref.tool_id).catch(() => null) : null;
+        const reason = tool ? tool.unavailableReason : this.bridge ? 'no configured adapter offers this tool' : 'no tool adapters are configured (TOOL_ADAPTERS)';
+        return { tool_id: ref.tool_id, capability: ref.capability, required: ref.required !== false, available: tool?.available ?? false, reason: tool?.available ? null : reason };
+      }),
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.bridge?.close();
+  }
+}

@@ -1,0 +1,47 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import { RequestInvalid } from '../problem/domain-errors.js';
+import { ToolDirectory } from './tool-directory.js';
+
+const toolsQuery = z.object({ capability: z.string().min(1).max(100).optional() }).strict();
+
+@ApiTags('tools')
+@Controller('v1/tools')
+export class ToolsController {
+  constructor(private readonly directory: ToolDirectory) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Every tool of the configured adapters: availability, capability and schemas' })
+  @ApiQuery({ name: 'capability', required: false, description: 'Only tools declaring this capability' })
+  async list(@Query() rawQuery: Record<string, unknown>) {
+    const parsed = toolsQuery.safeParse(rawQuery ?? {});
+    if (!parsed.success) {
+      throw new RequestInvalid('Query is invalid', parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'query', message: issue.message })));
+    }
+    const { tools, adapters } = await this.directory.list(parsed.data.capability);
+    return {
+      items: tools.map((tool) => ({
+        tool_id: tool.toolId,
+        adapter: tool.adapter,
+        name: tool.name,
+        title: tool.title,
+        capability: tool.capability,
+        description: tool.description,
+        available: tool.available,
+        disabled: tool.disabled,
+        unavailable_reason: tool.unavailableReason,
+        input_schema: tool.inputSchema,
+        output_schema: tool.outputSchema,
+      })),
+      adapters: adapters.map((adapter) => ({
+        adapter: adapter.adapter,
+        url: adapter.url,
+        reachable: adapter.reachable,
+        tool_count: adapter.toolCount,
+        checked_at: adapter.checkedAt,
+        error: adapter.error,
+      })),
+    };
+  }
+}
