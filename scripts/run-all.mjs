@@ -12,6 +12,7 @@ const ADAPTERS = [
   { name: 'spice', port: 7101 },
   { name: 'calculix', port: 7102 },
   { name: 'gmsh', port: 7103 },
+  { name: 'kicad', port: 7104 },
 ];
 const adapters = ADAPTERS.filter((adapter) => existsSync(dist(`apps/adapters/${adapter.name}/src/main.js`)));
 const toolAdapters =
@@ -23,7 +24,7 @@ const processes = [
     entry: dist(`apps/adapters/${adapter.name}/src/main.js`),
     env: { PORT: process.env[`${adapter.name.toUpperCase()}_PORT`] ?? String(adapter.port) },
   })),
-  { name: 'registry', entry: dist('apps/registry/src/main.js'), env: {} },
+  { name: 'registry', entry: dist('apps/registry/src/main.js'), env: { TOOL_ADAPTERS: toolAdapters } },
   { name: 'executor', entry: dist('apps/executor/src/main.js'), env: { TOOL_ADAPTERS: toolAdapters } },
 ];
 
