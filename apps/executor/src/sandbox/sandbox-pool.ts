@@ -56,6 +56,9 @@ export class SandboxPool {
     const thread = this.acquire();
     await thread.ready;
     const runId = this.nextRunId++;
+    // Tool calls of this run stop with it (timeout, cancellation, thread death), not only with the execution.
+    const toolCalls = new AbortController();
+    const toolSignal = AbortSignal.any([options.signal, toolCalls.signal]);
     return new Promise<SandboxOutcome>((resolve) => {
       let settled = false;
       let graceTimer: NodeJS.Timeout | undefined;
@@ -69,6 +72,7 @@ export class SandboxPool {
         thread.worker.off('exit', onExit);
         if (terminate) this.discard(thread);
         else this.release(thread);
+        toolCalls.abort();
         resolve(outcome);
       };
       const timer = setTimeout(
@@ -103,9 +107,9 @@ export class SandboxPool {
         } else if (message.type === 'log') {
           options.onLog?.(message.level, message.message, message.fields);
         } else if (message.type === 'tool_call') {
-          void callTool(options, message.op, message.args).then((reply) =>
-            thread.worker.postMessage({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToThread),
-          );
+          void callTool(options.bridge, toolSignal, message.op, message.args).then((reply) => {
+            if (!settled) thread.worker.postMessage({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToThread);
+          });
         }
       };
       thread.worker.on('message', onMessage);
@@ -175,14 +179,19 @@ function cancelledFrom(error: ExecutionError): ExecutionError {
   return { code: 'CANCELLED', message: 'Execution cancelled', details: { handler_error: error } };
 }
 
-async function callTool(options: SandboxRunOptions, op: string, args: unknown[]): Promise<{ ok: boolean; value?: unknown; error?: ExecutionError }> {
+async function callTool(
+  bridge: McpBridge,
+  signal: AbortSignal,
+  op: string,
+  args: unknown[],
+): Promise<{ ok: boolean; value?: unknown; error?: ExecutionError }> {
   try {
     if (op === 'invoke') {
       const [toolId, params, invokeOptions] = args as [string, Record<string, unknown>, { timeoutMs?: number } | undefined];
-      return { ok: true, value: await options.bridge.invoke(toolId, params, { timeoutMs: invokeOptions?.timeoutMs, signal: options.signal }) };
+      return { ok: true, value: await bridge.invoke(toolId, params, { timeoutMs: invokeOptions?.timeoutMs, signal }) };
     }
-    if (op === 'isAvailable') return { ok: true, value: await options.bridge.isAvailable(args[0] as string) };
-    return { ok: true, value: await options.bridge.listTools(args[0] as string | undefined) };
+    if (op === 'isAvailable') return { ok: true, value: await bridge.isAvailable(args[0] as string) };
+    return { ok: true, value: await bridge.listTools(args[0] as string | undefined) };
   } catch (error) {
     const typed = error as { code?: string; message?: string; details?: Record<string, unknown> };
     const code = typed.code === 'TOOL_TIMEOUT' || typed.code === 'PRECONDITION_FAILED' ? typed.code : 'TOOL_ERROR';
