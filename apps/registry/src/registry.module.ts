@@ -8,9 +8,11 @@ import { ExecutionsModule } from './executions/executions.module.js';
 import { HealthModule } from './health/health.module.js';
 import { AdminModule } from './lifecycle/admin.module.js';
 import { BaselineController } from './bench/baseline.controller.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { SearchModule } from './search/search.module.js';
 import { SkillsModule } from './skills/skills.module.js';
 import { ToolsModule } from './tools/tools.module.js';
+import { ToolDefinitionsModule } from './tool-definitions/tool-definitions.module.js';
 
 @Module({})
 export class RegistryModule {
@@ -34,6 +36,8 @@ export class RegistryModule {
         ExecutionsModule,
         HealthModule,
         ToolsModule,
+        ToolDefinitionsModule,
+        McpModule,
       ],
       controllers: config.BENCH_BASELINE_ROUTE ? [BaselineController] : [],
     };

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { RequestInvalid } from '../problem/domain-errors.js';
+import type { ToolFilter } from '../tool-definitions/exposed-skills.js';
+
+/**
+ * Query of the MCP endpoint (`/mcp?phase=1&tag=firmware`): fixes, for the whole connection, which
+ * skills the agent sees as tools and finds with search_skills. The OpenAPI description is in
+ * mcp.controller.ts.
+ */
+const mcpEndpointQuery = z
+  .object({
+    phase: z.coerce.number().int().min(1).max(3).optional(),
+    tag: z
+      .union([z.string(), z.array(z.string())])
+      .transform((value) => (Array.isArray(value) ? value : [value]))
+      .pipe(z.array(z.string().min(1).max(100)).max(20))
+      .optional(),
+    domain: z.string().min(1).max(100).optional(),
+    agent: z.string().min(1).max(100).optional(),
+  })
+  .strict();
+
+export function parseMcpEndpointQuery(raw: unknown): ToolFilter {
+  const parsed = mcpEndpointQuery.safeParse(raw ?? {});
+  if (parsed.success) {
+    const { phase, tag, domain, agent } = parsed.data;
+    return { phase, tags: tag, domain, agent };
+  }
+  const errors = parsed.error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: key, message: `unknown query parameter '${key}'` }))
+      : [{ field: issue.path.join('.') || 'query', message: issue.message }],
+  );
+  throw new RequestInvalid(`MCP endpoint query is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
+}

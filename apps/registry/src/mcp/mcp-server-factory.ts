@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import { CallSkillTool } from './call-skill-tool.js';
+import { DISCOVERY_TOOL_NAMES, DiscoveryTools } from './discovery-tools.js';
+import type { McpConnection } from './mcp-connection.js';
+import { domainErrorResult } from './mcp-tool-results.js';
+import { McpToolList } from './mcp-tool-list.js';
+
+export const MCP_SERVER_INFO = { name: 'skill-registry', title: 'Skill Registry', version: '1.0.0' };
+
+const INSTRUCTIONS =
+  'Every ACTIVE or DEPRECATED engineering skill of this registry is a tool: call it with arguments matching its input schema ' +
+  'and get its output as structured content. A DEPRECATED tool still works, but its description names the successor to ' +
+  'switch to. Use search_skills to find skills by what they do and get_skill_info for the full definition of one. ' +
+  'Failures come back as tool errors reading "CODE: message".';
+
+/**
+ * Builds the MCP server instance for one connection (a 2025-era session, or one 2026-era request).
+ * Tools are answered from the live catalog rather than registered one by one: the set changes with
+ * every promotion, deprecation and archive, and every connection sees it through its own filter.
+ */
+@Injectable()
+export class McpServerFactory {
+  constructor(
+    private readonly toolList: McpToolList,
+    private readonly discovery: DiscoveryTools,
+    private readonly callSkill: CallSkillTool,
+  ) {}
+
+  create(connection: McpConnection): McpServer {
+    const mcp = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    mcp.server.setRequestHandler('tools/list', (request) => this.toolList.page(connection.filter, request.params?.cursor));
+    mcp.server.setRequestHandler('tools/call', (request, context) =>
+      this.callTool(request.params.name, request.params.arguments ?? {}, connection, context),
+    );
+    return mcp;
+  }
+
+  private async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    connection: McpConnection,
+    context: ServerContext,
+  ): Promise<CallToolResult> {
+    if (DISCOVERY_TOOL_NAMES.has(name)) {
+      try {
+        return this.discovery.call(name, args, connection);
+      } catch (error) {
+        const result = domainErrorResult(error);
+        if (result) return result;
+        throw error;
+      }
+    }
+    const skill = this.toolList.findSkill(name, connection.filter);
+    // The spec's answer to a tool that is not in this connection's tools/list (JSON-RPC -32602).
+    if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const progressToken = context.mcpReq._meta?.progressToken;
+    const reportProgress =
+      progressToken === undefined
+        ? undefined
+        : (progress: number, message: string) =>
+            context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } });
+    return this.callSkill.call(skill, args, connection, { signal: context.mcpReq.signal, reportProgress });
+  }
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { ExecutionsModule } from '../executions/executions.module.js';
+import { SearchModule } from '../search/search.module.js';
+import { SkillsModule } from '../skills/skills.module.js';
+import { ToolDefinitionsModule } from '../tool-definitions/tool-definitions.module.js';
+import { CallSkillTool } from './call-skill-tool.js';
+import { DiscoveryTools } from './discovery-tools.js';
+import { McpController } from './mcp.controller.js';
+import { McpEndpoint } from './mcp-endpoint.js';
+import { McpServerFactory } from './mcp-server-factory.js';
+import { McpSessions } from './mcp-sessions.js';
+import { McpToolList } from './mcp-tool-list.js';
+
+/** The registry as an MCP server: skills as tools over Streamable HTTP at /mcp, on the same use-cases as REST. */
+@Module({
+  imports: [ToolDefinitionsModule, SearchModule, SkillsModule, ExecutionsModule],
+  controllers: [McpController],
+  providers: [McpToolList, DiscoveryTools, CallSkillTool, McpServerFactory, McpSessions, McpEndpoint],
+})
+export class McpModule {}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { RequestInvalid } from '../problem/domain-errors.js';
+import { TOOL_DEFINITION_FORMATS } from './tool-definition-formats.js';
+
+/** Query of GET /v1/tool-definitions; the OpenAPI description is in tool-definitions.controller.ts. */
+const toolDefinitionsQuery = z
+  .object({
+    format: z.enum(TOOL_DEFINITION_FORMATS, { message: `must be one of ${TOOL_DEFINITION_FORMATS.join(', ')}` }),
+    domain: z.string().min(1).max(100).optional(),
+    agent: z.string().min(1).max(100).optional(),
+    phase: z.coerce.number().int().min(1).max(3).optional(),
+    tag: z
+      .union([z.string(), z.array(z.string())])
+      .transform((value) => (Array.isArray(value) ? value : [value]))
+      .pipe(z.array(z.string().min(1).max(100)).max(20))
+      .optional(),
+  })
+  .strict();
+
+export type ToolDefinitionsQuery = z.output<typeof toolDefinitionsQuery>;
+
+export function parseToolDefinitionsQuery(raw: unknown): ToolDefinitionsQuery {
+  const parsed = toolDefinitionsQuery.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const errors = parsed.error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: key, message: `unknown query parameter '${key}'` }))
+      : [{ field: issue.path.join('.') || 'query', message: issue.message }],
+  );
+  throw new RequestInvalid(`Query is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
+}
