@@ -26,6 +26,9 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,
+  // Child processes and sockets are closed in afterAll hooks; if a failing beforeAll leaves one behind,
+  // the run must still end (CI has a hard time limit) rather than wait forever.
+  forceExit: true,
   // Fixture packages carry handler.spec.ts files as part of the package layout; they are data, not suites.
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/fixtures/'],
 };

@@ -14,6 +14,7 @@ const SKILLS = [
   'bad_output',
   'picky_preconditions',
   'needs_missing_tool',
+  'env_probe',
 ];
 
 describe('executor end to end (registry in process, executor as a process)', () => {
@@ -48,6 +49,15 @@ describe('executor end to end (registry in process, executor as a process)', () 
     expect(body.duration_ms).toBeGreaterThanOrEqual(0);
     expect(headers.get('location')).toBe(`/v1/executions/${body.id}`);
     expect((await get(`/v1/executions/${body.id}`)).body.output).toEqual({ attempt: 4 });
+  });
+
+  it('runs handlers without database, Redis or token variables in their environment', async () => {
+    const { body } = await post('/v1/skills/env_probe/executions?wait=10', { input: { prefix: '' } });
+    expect(body.status).toBe('SUCCEEDED');
+    for (const secret of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKENS', 'AGENT_TOKENS', 'QUEUE_PREFIX', 'TOOL_ADAPTERS']) {
+      expect(body.output.names).not.toContain(secret);
+    }
+    expect(body.output.names).toContain('PATH');
   });
 
   it('answers 202 at once without wait, and streams typed events in order over SSE', async () => {

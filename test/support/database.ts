@@ -29,16 +29,16 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
 
 /** Jest global setup: a freshly migrated template database that every test file clones. */
 export async function prepareTemplateDatabase(): Promise<string> {
-  const template = `skill_registry_test_template_${randomBytes(4).toString('hex')}`;
+  const template = `skill_registry_test_template_t${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   await withAdmin(async (client) => {
-    // Leftovers of runs that were killed before their teardown.
-    const stale = await client.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE 'skill_registry_test_%' AND NOT datistemplate
-         AND (SELECT count(*) FROM pg_stat_activity a WHERE a.datname = pg_database.datname) = 0`,
-    );
+    // Leftovers of runs killed before their teardown: only those over an hour old, so a run going on
+    // in parallel (names carry their creation time) keeps its databases.
+    const stale = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'skill_registry_test_%'`);
+    const cutoff = Math.floor(Date.now() / 1000) - 3600;
     for (const row of stale.rows) {
-      if (row.datname.startsWith('skill_registry_test_template_')) continue;
-      await client.query(`DROP DATABASE IF EXISTS ${row.datname}`).catch(() => undefined);
+      const created = Number(/_t(\d{10})_/.exec(row.datname)?.[1] ?? Number.NaN);
+      if (Number.isNaN(created) || created > cutoff) continue;
+      await client.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`).catch(() => undefined);
     }
     await client.query(`CREATE DATABASE ${template}`);
   });
@@ -58,7 +58,7 @@ export interface TestDatabase {
 
 /** A database of this test file's own, cloned from the migrated template. */
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
-  const name = `skill_registry_test_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+  const name = `skill_registry_test_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase().slice(0, 16)}_t${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   await withAdmin(async (client) => {
     for (let attempt = 0; ; attempt++) {
       try {
