@@ -172,6 +172,25 @@ describe('the registry as an MCP server (official MCP SDK client over Streamable
       expect(after).toBe(before);
     });
 
+    it('cancels the execution when the client cancels the call', async () => {
+      const { client, transport } = await connect();
+      const abort = new AbortController();
+      const pending = client
+        .callTool(
+          { name: 'sleepy', arguments: { marker: path.join(markers, 'cancel'), ms: 20_000, ignore_signal: false } },
+          { signal: abort.signal },
+        )
+        .catch((error: unknown) => error);
+      const executions = () =>
+        call(registry.baseUrl, 'GET', `/v1/executions?skill=sleepy&session_id=${transport.sessionId}`, { token: AGENT_TOKEN }).then(
+          (response) => response.body.items as { id: string; status: string }[],
+        );
+      await eventually(async () => (await executions())[0]?.status === 'RUNNING', 10_000);
+      abort.abort();
+      expect(await pending).toBeInstanceOf(Error);
+      await eventually(async () => (await executions())[0]?.status === 'CANCELLED', 10_000);
+    });
+
     it('rejects an unknown tool, and a skill that is not ACTIVE/DEPRECATED, with JSON-RPC -32602', async () => {
       const { client } = await connect();
       for (const name of ['no_such_skill', 'registered_echo']) {
