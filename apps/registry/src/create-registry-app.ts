@@ -5,16 +5,19 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/database/src/index.js';
 import { SkillCatalog } from './catalog/skill-catalog.js';
-import type { AppConfig } from './config/app-config.js';
+import { type AppConfig, grpcPortOf } from './config/app-config.js';
 import { DiscoveryService } from './discovery/discovery.service.js';
+import { GrpcEndpoint } from './grpc/grpc-endpoint.js';
+import { RegistryGrpcServer } from './grpc/registry-grpc-server.js';
 import { RegistryModule } from './registry.module.js';
 import { createValidationPipe } from './validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Builds the registry: database created and migrated, catalog loaded, SKILL_PATHS discovered.
- * The caller decides where to listen.
+ * Builds the registry: database created and migrated, catalog loaded, SKILL_PATHS discovered, and
+ * the gRPC server listening on GRPC_PORT (the bound port is `app.get(GrpcEndpoint).port`). The
+ * caller decides where REST listens.
  */
 export async function createRegistryApp(config: AppConfig): Promise<NestFastifyApplication> {
   await ensureDatabase(config.DATABASE_URL);
@@ -39,8 +42,15 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 
+  // Hybrid application: gRPC shares the modules, and the global pipes and filters, of REST.
+  const grpcServer = new RegistryGrpcServer(config.HOST, grpcPortOf(config));
+  app.connectMicroservice({ strategy: grpcServer }, { inheritAppConfig: true });
+
   await app.init();
   await app.get(SkillCatalog).start();
   await app.get(DiscoveryService).discover();
+  // gRPC serves once the catalog is loaded, as REST does (its caller listens after this returns).
+  await app.startAllMicroservices();
+  app.get(GrpcEndpoint).port = grpcServer.port;
   return app;
 }

@@ -5,6 +5,7 @@ import type { AppConfig } from './config/app-config.js';
 import { CoreModule } from './core.module.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
 import { ExecutionsModule } from './executions/executions.module.js';
+import { GrpcModule } from './grpc/grpc.module.js';
 import { HealthModule } from './health/health.module.js';
 import { AdminModule } from './lifecycle/admin.module.js';
 import { BaselineController } from './bench/baseline.controller.js';
@@ -35,6 +36,7 @@ export class RegistryModule {
         AdminModule,
         ExecutionsModule,
         HealthModule,
+        GrpcModule,
         ToolsModule,
         ToolDefinitionsModule,
         McpModule,

@@ -44,6 +44,8 @@ export const configSchema = z.object({
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('skill-registry'),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: port.default(3000),
+  /** gRPC port (0 picks a free one); unset: 50051, or a free port when PORT is 0 (see grpcPortOf). */
+  GRPC_PORT: port.optional(),
   SKILL_PATHS: z
     .string()
     .default('./skills')
@@ -94,6 +96,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   return parsed.data;
+}
+
+export const DEFAULT_GRPC_PORT = 50051;
+
+/** The gRPC port to bind: GRPC_PORT, else 50051 — or a free port when PORT is 0, so throwaway instances (tests) never collide. */
+export function grpcPortOf(config: Pick<AppConfig, 'GRPC_PORT' | 'PORT'>): number {
+  return config.GRPC_PORT ?? (config.PORT === 0 ? 0 : DEFAULT_GRPC_PORT);
 }
 
 /** Injection token of the parsed configuration. */

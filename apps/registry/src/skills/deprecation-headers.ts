@@ -1,21 +1,38 @@
 import type { FastifyReply } from 'fastify';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 
+/** The deprecation signals of a DEPRECATED version among `versions`, as header values; every transport sends these. */
+export interface DeprecationSignals {
+  deprecation: string;
+  sunset?: string;
+  link?: string;
+}
+
 /**
- * Standard deprecation signalling on responses about a DEPRECATED version:
+ * Standard deprecation signalling about a DEPRECATED version:
  * `Deprecation` (RFC 9745), `Sunset` (RFC 8594), `Link rel="successor-version"` (RFC 5829).
  */
-export function setDeprecationHeaders(reply: FastifyReply, versions: SkillVersionRecord[]): void {
+export function deprecationSignals(versions: SkillVersionRecord[]): DeprecationSignals | null {
   const deprecated = versions.find((version) => version.status === 'DEPRECATED');
-  if (!deprecated) return;
+  if (!deprecated) return null;
   const since = deprecated.deprecatedAt ?? deprecated.statusChangedAt;
-  reply.header('Deprecation', `@${Math.floor(since.getTime() / 1000)}`);
-  if (deprecated.deprecationSunset) reply.header('Sunset', deprecated.deprecationSunset.toUTCString());
+  const signals: DeprecationSignals = { deprecation: `@${Math.floor(since.getTime() / 1000)}` };
+  if (deprecated.deprecationSunset) signals.sunset = deprecated.deprecationSunset.toUTCString();
   if (deprecated.deprecationSuccessor) {
     const [name, version] = deprecated.deprecationSuccessor.split('@');
     const target = version
       ? `/v1/skills/${encodeURIComponent(name as string)}/versions/${encodeURIComponent(version)}`
       : `/v1/skills/${encodeURIComponent(name as string)}`;
-    reply.header('Link', `<${target}>; rel="successor-version"`);
+    signals.link = `<${target}>; rel="successor-version"`;
   }
+  return signals;
+}
+
+/** The deprecation signals as REST response headers. */
+export function setDeprecationHeaders(reply: FastifyReply, versions: SkillVersionRecord[]): void {
+  const signals = deprecationSignals(versions);
+  if (!signals) return;
+  reply.header('Deprecation', signals.deprecation);
+  if (signals.sunset) reply.header('Sunset', signals.sunset);
+  if (signals.link) reply.header('Link', signals.link);
 }

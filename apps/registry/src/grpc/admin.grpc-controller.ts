@@ -1,0 +1,83 @@
+import { Controller, UseFilters, UseGuards } from '@nestjs/common';
+import { GrpcMethod, Payload } from '@nestjs/microservices';
+import type { Principal } from '../auth/principal.js';
+import { DiscoveryService } from '../discovery/discovery.service.js';
+import { DeprecateSkillBody, PromoteSkillBody, RegisterSkillBody } from '../lifecycle/admin.dto.js';
+import { DeprecateSkill } from '../lifecycle/deprecate-skill.js';
+import { PromoteSkill } from '../lifecycle/promote-skill.js';
+import { createValidationPipe } from '../validation.js';
+import { GrpcAdminOnly, GrpcAuthGuard, GrpcCaller } from './grpc-auth.guard.js';
+import { GrpcExceptionFilter } from './grpc-exception.filter.js';
+import { skillVersionMessage } from './grpc-messages.js';
+import { required } from './grpc-requests.js';
+import { type ProtoTimestamp, fromTimestamp } from './proto-values.js';
+import { GRPC_SERVICE, withDeprecationTrailers } from './registry-grpc-server.js';
+
+/** Administration over gRPC (admin tokens only): the use-cases behind /v1/admin. */
+@Controller()
+@GrpcAdminOnly()
+@UseGuards(GrpcAuthGuard)
+@UseFilters(GrpcExceptionFilter)
+export class AdminGrpcController {
+  /** The REST bodies' rules (class-validator DTOs) check the same fields here. */
+  private readonly validation = createValidationPipe();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly promoteSkill: PromoteSkill,
+    private readonly deprecateSkill: DeprecateSkill,
+  ) {}
+
+  @GrpcMethod(GRPC_SERVICE, 'Discover')
+  discover(@GrpcCaller() principal: Principal) {
+    return this.discovery.discover(principal.identity);
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'RegisterSkill')
+  async registerSkill(@Payload() request: { path?: string }, @GrpcCaller() principal: Principal) {
+    const body = await this.body(RegisterSkillBody, { path: request.path ?? '' });
+    const { report, version } = await this.discovery.register(body.path, principal.identity);
+    return { outcome: report.outcome, message: report.message ?? undefined, version: version ? skillVersionMessage(version) : undefined };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'PromoteSkill')
+  async promote(
+    @Payload() request: { name?: string; version?: string; reason?: string; force?: boolean },
+    @GrpcCaller() principal: Principal,
+  ) {
+    const name = required(request.name, 'name');
+    const version = required(request.version, 'version');
+    const body = await this.body(PromoteSkillBody, { reason: request.reason || undefined, force: request.force ?? false });
+    return skillVersionMessage(
+      await this.promoteSkill.execute({ name, version, actor: principal.identity, reason: body.reason, force: body.force }),
+    );
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'DeprecateSkill')
+  async deprecate(
+    @Payload() request: { name?: string; reason?: string; version?: string; successor?: string; sunset?: ProtoTimestamp | null },
+    @GrpcCaller() principal: Principal,
+  ) {
+    const name = required(request.name, 'name');
+    const body = await this.body(DeprecateSkillBody, {
+      reason: request.reason ?? '',
+      version: request.version || undefined,
+      successor: request.successor || undefined,
+      sunset: fromTimestamp(request.sunset)?.toISOString(),
+    });
+    const versions = await this.deprecateSkill.execute({
+      name,
+      actor: principal.identity,
+      reason: body.reason,
+      version: body.version,
+      successor: body.successor,
+      sunset: body.sunset ? new Date(body.sunset) : undefined,
+    });
+    return withDeprecationTrailers({ items: versions.map(skillVersionMessage) }, versions);
+  }
+
+  private async body<T extends object>(metatype: new () => T, raw: Record<string, unknown>): Promise<T> {
+    const defined = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
+    return (await this.validation.transform(defined, { type: 'body', metatype })) as T;
+  }
+}

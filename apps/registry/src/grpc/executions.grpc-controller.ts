@@ -1,0 +1,77 @@
+import { Controller, UseFilters, UseGuards } from '@nestjs/common';
+import { GrpcMethod, Payload } from '@nestjs/microservices';
+import { Observable } from 'rxjs';
+import type { Principal } from '../auth/principal.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { CancelExecution } from '../executions/cancel-execution.js';
+import { ExecuteSkill } from '../executions/execute-skill.js';
+import { ExecutionQueries } from '../executions/execution-queries.js';
+import { ExecutionStream } from '../executions/execution-stream.js';
+import { parseExecutionId } from '../executions/executions.dto.js';
+import { presentDeprecation } from '../skills/skill.presenter.js';
+import { GrpcAuthGuard, GrpcCaller } from './grpc-auth.guard.js';
+import { GrpcExceptionFilter } from './grpc-exception.filter.js';
+import { deprecationMessage, executionEventMessage, executionMessage, usageMessage } from './grpc-messages.js';
+import { type ExecuteSkillRequest, type ListExecutionsRequest, parseExecuteSkill, parseListExecutions, required } from './grpc-requests.js';
+import { GRPC_SERVICE, withDeprecationTrailers } from './registry-grpc-server.js';
+
+/** Executions over gRPC: the use-cases behind /v1/skills/{name}/executions, /v1/executions and /usage. */
+@Controller()
+@UseGuards(GrpcAuthGuard)
+@UseFilters(GrpcExceptionFilter)
+export class ExecutionsGrpcController {
+  constructor(
+    private readonly executeSkill: ExecuteSkill,
+    private readonly cancelExecution: CancelExecution,
+    private readonly queries: ExecutionQueries,
+    private readonly stream: ExecutionStream,
+    private readonly catalog: SkillCatalog,
+  ) {}
+
+  @GrpcMethod(GRPC_SERVICE, 'ExecuteSkill')
+  async execute(@Payload() request: ExecuteSkillRequest, @GrpcCaller() principal: Principal) {
+    const { execution, version, created } = await this.executeSkill.execute({ ...parseExecuteSkill(request), caller: principal.identity });
+    return withDeprecationTrailers(
+      { execution: executionMessage(execution), deprecation: deprecationMessage(presentDeprecation(version)), created },
+      [version],
+    );
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetExecution')
+  async getExecution(@Payload() request: { id?: string }) {
+    const execution = await this.queries.get(parseExecutionId(required(request.id, 'id')));
+    const version = this.catalog.get(execution.skillName)?.versions.find((candidate) => candidate.version === execution.version);
+    return withDeprecationTrailers(executionMessage(execution), version ? [version] : []);
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'ListExecutions')
+  async listExecutions(@Payload() request: ListExecutionsRequest) {
+    const page = await this.queries.list(parseListExecutions(request));
+    return { items: page.items.map(executionMessage), next_cursor: page.nextCursor ?? '' };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'CancelExecution')
+  async cancel(@Payload() request: { id?: string }) {
+    return executionMessage(await this.cancelExecution.cancel(parseExecutionId(required(request.id, 'id'))));
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetUsage')
+  async getUsage(@Payload() request: { name?: string }) {
+    return usageMessage(await this.queries.usage(required(request.name, 'name')));
+  }
+
+  /** Server streaming: the events until the terminal one; a client that goes away stops the Redis reads. */
+  @GrpcMethod(GRPC_SERVICE, 'WatchExecution')
+  watchExecution(@Payload() request: { id?: string; last_event_id?: string }) {
+    const id = parseExecutionId(required(request.id, 'id'));
+    const after = request.last_event_id && /^\d+-\d+$/.test(request.last_event_id) ? request.last_event_id : '0';
+    return new Observable<ReturnType<typeof executionEventMessage>>((subscriber) => {
+      const controller = new AbortController();
+      (async () => {
+        for await (const stored of this.stream.follow(id, after, controller.signal)) subscriber.next(executionEventMessage(stored));
+        subscriber.complete();
+      })().catch((error: unknown) => subscriber.error(error));
+      return () => controller.abort();
+    });
+  }
+}

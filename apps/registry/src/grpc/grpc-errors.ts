@@ -1,0 +1,119 @@
+import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import { CursorInvalid } from '../../../../libs/contracts/src/index.js';
+import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
+import { DomainError, InputInvalid, PathOutsideSkillPaths, PromotionEvidenceMissing, RequestInvalid } from '../problem/domain-errors.js';
+import { encodeStatusDetails, type FieldViolation, type PreconditionViolation } from './status-details.js';
+
+/** gRPC status of each stable error code; REST's problem-details.ts is the HTTP counterpart. */
+export const GRPC_STATUS_BY_CODE: Readonly<Record<string, GrpcStatus>> = {
+  SKILL_NOT_FOUND: GrpcStatus.NOT_FOUND,
+  EXECUTION_NOT_FOUND: GrpcStatus.NOT_FOUND,
+  PACKAGE_NOT_FOUND: GrpcStatus.NOT_FOUND,
+  VALIDATION_FAILED: GrpcStatus.INVALID_ARGUMENT,
+  INPUT_INVALID: GrpcStatus.INVALID_ARGUMENT,
+  INVALID_CURSOR: GrpcStatus.INVALID_ARGUMENT,
+  PATH_OUTSIDE_SKILL_PATHS: GrpcStatus.INVALID_ARGUMENT,
+  INVALID_TRANSITION: GrpcStatus.FAILED_PRECONDITION,
+  PROMOTION_EVIDENCE_FAILED: GrpcStatus.FAILED_PRECONDITION,
+  VERSION_IMMUTABLE: GrpcStatus.FAILED_PRECONDITION,
+  SKILL_NOT_EXECUTABLE: GrpcStatus.FAILED_PRECONDITION,
+  EXECUTION_FINISHED: GrpcStatus.FAILED_PRECONDITION,
+  // The key names an execution that exists already, made from another request.
+  IDEMPOTENCY_KEY_REUSED: GrpcStatus.ALREADY_EXISTS,
+  // Lost an optimistic-lock race five times: the client may retry the whole call.
+  CONCURRENT_MODIFICATION: GrpcStatus.ABORTED,
+  QUEUE_UNAVAILABLE: GrpcStatus.UNAVAILABLE,
+  UNAUTHENTICATED: GrpcStatus.UNAUTHENTICATED,
+  FORBIDDEN: GrpcStatus.PERMISSION_DENIED,
+};
+
+export const ERROR_DOMAIN = 'skill-registry.dev';
+
+/** What grpc-js sends for a failed call: status code, message (`details`) and trailing metadata. */
+export interface GrpcError {
+  code: GrpcStatus;
+  details: string;
+  message: string;
+  metadata: Metadata;
+}
+
+/**
+ * Maps an error to the gRPC status the client receives; `null` means "unexpected: log it and answer
+ * INTERNAL". The stable code travels in the `error-code` trailer and, with the field or precondition
+ * violations, in `grpc-status-details-bin`.
+ */
+export function toGrpcError(error: unknown): GrpcError | null {
+  if (error instanceof CursorInvalid) {
+    return grpcError('INVALID_CURSOR', `${error.message}; start again without a cursor`, {}, [
+      { field: 'cursor', description: error.message },
+    ]);
+  }
+  if (error instanceof Unauthenticated || error instanceof Forbidden) return grpcError(error.code, error.message);
+  if (!(error instanceof DomainError)) return null;
+  if (error instanceof RequestInvalid) {
+    return grpcError(
+      error.code,
+      error.message,
+      {},
+      error.errors.map((entry) => ({ field: entry.field, description: entry.message })),
+    );
+  }
+  if (error instanceof InputInvalid) {
+    const violations = error.violations.map((entry) => ({ field: entry.pointer, description: entry.message }));
+    const listed = violations.map((v) => `${v.field || '/'}: ${v.description}`).join('; ');
+    return grpcError(error.code, `${error.message}: ${listed}`, error.details, violations);
+  }
+  if (error instanceof PathOutsideSkillPaths) {
+    return grpcError(error.code, error.message, error.details, [{ field: 'path', description: error.message }]);
+  }
+  return grpcError(error.code, error.message, error.details, [], preconditionViolations(error));
+}
+
+/** The unexpected error's answer: nothing of it leaks to the client. */
+export function internalError(): GrpcError {
+  return grpcError('INTERNAL', 'The server failed to handle this request; it has been logged');
+}
+
+function preconditionViolations(error: DomainError): PreconditionViolation[] {
+  if (GRPC_STATUS_BY_CODE[error.code] !== GrpcStatus.FAILED_PRECONDITION) return [];
+  const { name, version, id } = error.details as { name?: string; version?: string; id?: string };
+  const subject = name ? (version ? `${name}@${version}` : name) : (id ?? '');
+  if (error instanceof PromotionEvidenceMissing) {
+    const failures = (error.details.failures as string[] | undefined) ?? [];
+    return failures.map((failure) => ({ type: error.code, subject, description: failure }));
+  }
+  return [{ type: error.code, subject, description: error.message }];
+}
+
+function grpcError(
+  code: string,
+  message: string,
+  details: Record<string, unknown> = {},
+  fieldViolations: FieldViolation[] = [],
+  preconditionViolations: PreconditionViolation[] = [],
+): GrpcError {
+  const status = GRPC_STATUS_BY_CODE[code] ?? (code === 'INTERNAL' ? GrpcStatus.INTERNAL : GrpcStatus.FAILED_PRECONDITION);
+  const metadata = new Metadata();
+  metadata.set('error-code', code);
+  if (status === GrpcStatus.UNAUTHENTICATED) metadata.set('www-authenticate', 'Bearer realm="skill-registry"');
+  metadata.set(
+    'grpc-status-details-bin',
+    encodeStatusDetails({
+      code: status,
+      message,
+      errorInfo: { reason: code, domain: ERROR_DOMAIN, metadata: scalarDetails(details) },
+      fieldViolations,
+      preconditionViolations,
+    }),
+  );
+  return { code: status, details: message, message, metadata };
+}
+
+/** ErrorInfo metadata is string to string: the scalar facts of the error (name, version, status, ...). */
+function scalarDetails(details: Record<string, unknown>): Record<string, string> {
+  const scalars: Record<string, string> = {};
+  for (const [key, value] of Object.entries(details)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') scalars[key] = String(value);
+  }
+  return scalars;
+}

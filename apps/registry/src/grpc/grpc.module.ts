@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { DiscoveryModule } from '../discovery/discovery.module.js';
+import { ExecutionsModule } from '../executions/executions.module.js';
+import { RegistryHealthReport } from '../health/registry-health.js';
+import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
+import { SearchModule } from '../search/search.module.js';
+import { SkillsModule } from '../skills/skills.module.js';
+import { AdminGrpcController } from './admin.grpc-controller.js';
+import { ExecutionsGrpcController } from './executions.grpc-controller.js';
+import { GrpcEndpoint } from './grpc-endpoint.js';
+import { SkillsGrpcController } from './skills.grpc-controller.js';
+
+/**
+ * The gRPC transport (proto/skill_registry.proto): thin controllers over the same use-cases as REST.
+ * The server itself is connected in create-registry-app.ts (hybrid application).
+ */
+@Module({
+  imports: [CatalogModule, SkillsModule, SearchModule, LifecycleModule, DiscoveryModule, ExecutionsModule],
+  controllers: [SkillsGrpcController, AdminGrpcController, ExecutionsGrpcController],
+  // RegistryHealthReport is stateless (it reads the catalog), so this module builds its own.
+  providers: [RegistryHealthReport, GrpcEndpoint],
+  exports: [GrpcEndpoint],
+})
+export class GrpcModule {}

@@ -1,0 +1,85 @@
+import path from 'node:path';
+import { Metadata, Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
+import type { PackageDefinition } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { Logger } from '@nestjs/common';
+import { type GrpcOptions, ServerGrpc } from '@nestjs/microservices';
+import { projectRoot } from '../../../../libs/database/src/paths.js';
+import { deprecationSignals } from '../skills/deprecation-headers.js';
+import type { SkillVersionRecord } from '../catalog/skill-records.js';
+import { reflectionPackageDefinition } from './reflection-descriptors.js';
+
+export const GRPC_PACKAGE = 'skillregistry.v1';
+export const GRPC_SERVICE = 'SkillRegistry';
+
+export function protoPath(): string {
+  return path.join(projectRoot(), 'proto', 'skill_registry.proto');
+}
+
+/** proto-loader options shared by the server and its clients: snake_case fields like the REST JSON, enums by name. */
+export const PROTO_LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true } as const;
+
+/** A unary response with trailing metadata (the deprecation notice); see RegistryGrpcServer. */
+export class WithTrailers<T> {
+  constructor(
+    readonly response: T,
+    readonly trailers: Metadata,
+  ) {}
+}
+
+/** `response`, with the deprecation trailers (`deprecation`, `sunset`, `link`) when one of `versions` is DEPRECATED. */
+export function withDeprecationTrailers<T>(response: T, versions: SkillVersionRecord[]): T | WithTrailers<T> {
+  const signals = deprecationSignals(versions);
+  if (!signals) return response;
+  const trailers = new Metadata();
+  trailers.set('deprecation', signals.deprecation);
+  if (signals.sunset) trailers.set('sunset', signals.sunset);
+  if (signals.link) trailers.set('link', signals.link);
+  return new WithTrailers(response, trailers);
+}
+
+/**
+ * Nest's gRPC server with what the registry needs beyond it: the port actually bound (GRPC_PORT=0
+ * picks a free one), trailing metadata on unary responses (Nest answers with the response alone),
+ * and server reflection.
+ */
+export class RegistryGrpcServer extends ServerGrpc {
+  private readonly grpcLogger = new Logger('Grpc');
+  private boundPort: number | null = null;
+
+  constructor(host: string, port: number) {
+    const options: GrpcOptions['options'] = {
+      url: `${host.includes(':') ? `[${host}]` : host}:${port}`,
+      package: GRPC_PACKAGE,
+      protoPath: protoPath(),
+      loader: PROTO_LOADER_OPTIONS,
+      onLoadPackageDefinition: (definition: PackageDefinition, server: Server) =>
+        new ReflectionService(reflectionPackageDefinition(definition)).addToServer(server),
+    };
+    super(options);
+  }
+
+  /** The port the server listens on, once started. */
+  get port(): number | null {
+    return this.boundPort;
+  }
+
+  override async createClient(): Promise<Server> {
+    const server = new Server();
+    this.boundPort = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(this.url, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+    );
+    this.grpcLogger.log(`gRPC ${GRPC_PACKAGE}.${GRPC_SERVICE} listening on ${this.url.replace(/:\d+$/, `:${this.boundPort}`)}`);
+    return server;
+  }
+
+  // Signature of the base class, which types handlers as plain functions.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  override createUnaryServiceMethod(methodHandler: Function): Function {
+    const unary = super.createUnaryServiceMethod(methodHandler) as (call: unknown, callback: sendUnaryData<unknown>) => Promise<void>;
+    return (call: unknown, callback: sendUnaryData<unknown>) =>
+      unary(call, (error, value) =>
+        value instanceof WithTrailers ? callback(null, value.response, value.trailers) : callback(error, value),
+      );
+  }
+}

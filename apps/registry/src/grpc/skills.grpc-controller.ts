@@ -1,0 +1,57 @@
+import { Controller, UseFilters, UseGuards } from '@nestjs/common';
+import { GrpcMethod, Payload } from '@nestjs/microservices';
+import { RegistryHealthReport } from '../health/registry-health.js';
+import { SkillSearchIndex } from '../search/skill-search-index.js';
+import { SkillQueries } from '../skills/skill-queries.js';
+import { GrpcAuthGuard } from './grpc-auth.guard.js';
+import { GrpcExceptionFilter } from './grpc-exception.filter.js';
+import { lifecycleEventMessage, searchHitMessage, skillSummaryMessage, skillVersionMessage, versionSummaries } from './grpc-messages.js';
+import { type ListSkillsRequest, type SearchSkillsRequest, parseListSkills, parseSearchSkills, required } from './grpc-requests.js';
+import { GRPC_SERVICE, withDeprecationTrailers } from './registry-grpc-server.js';
+
+/** Catalog reads over gRPC: the use-cases behind GET /v1/skills..., /v1/health and /v1/search. */
+@Controller()
+@UseGuards(GrpcAuthGuard)
+@UseFilters(GrpcExceptionFilter)
+export class SkillsGrpcController {
+  constructor(
+    private readonly queries: SkillQueries,
+    private readonly search: SkillSearchIndex,
+    private readonly health: RegistryHealthReport,
+  ) {}
+
+  @GrpcMethod(GRPC_SERVICE, 'ListSkills')
+  listSkills(@Payload() request: ListSkillsRequest) {
+    const page = this.queries.list(parseListSkills(request));
+    return { items: page.items.map(({ skill, current }) => skillSummaryMessage(skill, current)), next_cursor: page.nextCursor ?? '' };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetSkill')
+  getSkill(@Payload() request: { name?: string; version?: string }) {
+    const name = required(request.name, 'name');
+    const { skill, current } = this.queries.get(name);
+    const version = request.version ? this.queries.version(name, request.version) : current;
+    return withDeprecationTrailers({ skill: skillVersionMessage(version), versions: versionSummaries(skill) }, [version]);
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'ListVersions')
+  listVersions(@Payload() request: { name?: string }) {
+    return { items: this.queries.versions(required(request.name, 'name')).map(skillVersionMessage) };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetHistory')
+  async getHistory(@Payload() request: { name?: string }) {
+    return { items: (await this.queries.history(required(request.name, 'name'))).map(lifecycleEventMessage) };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetHealth')
+  getHealth() {
+    return this.health.build();
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'SearchSkills')
+  searchSkills(@Payload() request: SearchSkillsRequest) {
+    const { hits, total } = this.search.search(parseSearchSkills(request));
+    return { items: hits.map(searchHitMessage), total };
+  }
+}
