@@ -43,7 +43,7 @@ describe('gRPC error mapping', () => {
   ])('case %# maps to its status, with the stable code in the error-code trailer', (error, expected) => {
     const mapped = toGrpcError(error);
     expect(mapped?.code).toBe(expected);
-    const code = (error as { code: string }).code;
+    const code = (error as unknown as { code?: string }).code;
     expect(mapped?.metadata.get('error-code')).toEqual([error instanceof CursorInvalid ? 'INVALID_CURSOR' : code]);
     expect(mapped?.metadata.get('grpc-status-details-bin')[0]).toBeInstanceOf(Buffer);
   });
