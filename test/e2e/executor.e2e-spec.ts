@@ -31,11 +31,12 @@ describe('executor end to end (registry in process, executor as a process)', () 
     db = await createTestDatabase('executor');
     markers = await markerDir();
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix });
-    executor = await startExecutor({ databaseUrl: db.url, queuePrefix });
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: process.env.SHOW_EXECUTOR_OUTPUT ? { LOG_LEVEL: 'debug' } : {} });
     await activate(registry.baseUrl, SKILLS);
   });
 
   afterAll(async () => {
+    if (process.env.SHOW_EXECUTOR_OUTPUT) console.log(executor?.output());
     await executor?.stop();
     await registry?.stop();
     await db?.drop();

@@ -42,6 +42,11 @@ export interface SkillPackageLoaderOptions {
    * validators); `false` disables them. Default: node_modules/.cache/skill-loader/v1, else the OS temp dir.
    */
   cacheDir?: string | false;
+  /**
+   * 'swc' (default, fast) or 'babel' (jiti's own). Worker threads that may be terminated must use
+   * 'babel': a native addon loaded in a thread that is later terminated can crash the whole process.
+   */
+  transpiler?: 'swc' | 'babel';
 }
 
 /** The files of the package contract, and whether lacking one is an error. */
@@ -71,7 +76,11 @@ export class SkillPackageLoader {
   constructor(options: SkillPackageLoaderOptions = {}) {
     const cacheDir = resolveCacheDir(options.cacheDir);
     this.cacheDir = cacheDir;
-    this.runtime = new PackageModuleRuntime({ sdkEntry: options.sdkEntry, transpileCacheDir: cacheSubdir(cacheDir, 'jiti') });
+    this.runtime = new PackageModuleRuntime({
+      sdkEntry: options.sdkEntry,
+      transpileCacheDir: cacheSubdir(cacheDir, 'jiti'),
+      transpiler: options.transpiler,
+    });
     this.examples = new ExampleValidator(cacheSubdir(cacheDir, 'ajv'));
     this.sdkEntry = this.runtime.sdkEntry;
   }

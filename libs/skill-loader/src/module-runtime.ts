@@ -19,6 +19,8 @@ export interface ModuleRuntimeOptions {
   sdkEntry?: string;
   /** Directory where jiti keeps transpiled files across runs; null for none. */
   transpileCacheDir?: string | null;
+  /** 'swc' (default) or 'babel' (jiti's own); see SkillPackageLoaderOptions.transpiler. */
+  transpiler?: 'swc' | 'babel';
 }
 
 /** Loads a module of a package by absolute path; every scope is a fresh module graph sharing one SDK. */
@@ -103,7 +105,8 @@ export class PackageModuleRuntime {
       fsCache: options.transpileCacheDir ?? false,
       interopDefault: true,
     };
-    const transform = swcTransform() ?? createJiti(import.meta.url, { fsCache: false }).options.transform;
+    const transform =
+      (options.transpiler === 'babel' ? null : swcTransform()) ?? createJiti(import.meta.url, { fsCache: false }).options.transform;
     if (transform) jitiOptions.transform = (transformOptions) => rewriteTsImports(transform(transformOptions), transformOptions.filename);
     this.jiti = createJiti(import.meta.url, jitiOptions);
     this.sdk = this.loadSdk();

@@ -9,7 +9,9 @@ import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread } from './
 
 if (!parentPort) throw new Error('sandbox-thread must run in a worker thread');
 const port = parentPort;
-const loader = new SkillPackageLoader();
+// Babel, not SWC: this thread may be terminated (hard timeout), and terminating a thread that loaded
+// SWC's native addon crashes the process.
+const loader = new SkillPackageLoader({ transpiler: 'babel' });
 const handlers = new Map<string, SkillHandlerClass>();
 const pendingTools = new Map<number, { toolId: string; resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
 const aborts = new Map<number, AbortController>();
