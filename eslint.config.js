@@ -3,14 +3,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      'dist/',
-      '**/dist/',
-      'coverage/',
-      'libs/database/src/generated/',
-      'test/fixtures/',
-    ],
+    ignores: ['node_modules/', 'dist/', '**/dist/', 'coverage/', 'libs/database/src/generated/', 'test/fixtures/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -28,7 +21,10 @@ export default tseslint.config(
       },
     },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   {

@@ -42,7 +42,11 @@ function stopAll(code) {
 }
 
 for (const spec of processes) {
-  const child = spawn(process.execPath, [spec.entry], { cwd: root, env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [spec.entry], {
+    cwd: root,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const prefix = `[${spec.name}]`.padEnd(11);
   for (const stream of [child.stdout, child.stderr]) {
     let buffered = '';

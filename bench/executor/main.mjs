@@ -22,24 +22,41 @@ async function writeSkill(root, name, body, timeoutSeconds) {
   const dir = path.join(root, 'bench', name);
   await mkdir(dir, { recursive: true });
   const definition = {
-    name, version: '1.0.0', domain: 'bench', agent: 'bench', description: `Benchmark skill ${name}.`, phase: 1, tools_required: [],
-    input_schema: 'schema.NoopInput', output_schema: 'schema.NoopOutput', timeout_seconds: timeoutSeconds, retries: 0, idempotent: true,
-    tags: ['bench'], examples: [{ input: { n: 1 }, output: { n: 1 } }],
+    name,
+    version: '1.0.0',
+    domain: 'bench',
+    agent: 'bench',
+    description: `Benchmark skill ${name}.`,
+    phase: 1,
+    tools_required: [],
+    input_schema: 'schema.NoopInput',
+    output_schema: 'schema.NoopOutput',
+    timeout_seconds: timeoutSeconds,
+    retries: 0,
+    idempotent: true,
+    tags: ['bench'],
+    examples: [{ input: { n: 1 }, output: { n: 1 } }],
   };
   await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
   await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${definition.description}\n---\n`);
-  await writeFile(path.join(dir, 'schema.ts'), `import { z } from '@skill-registry/sdk';
+  await writeFile(
+    path.join(dir, 'schema.ts'),
+    `import { z } from '@skill-registry/sdk';
 export const NoopInput = z.object({ n: z.number().int().describe('Any number') });
 export const NoopOutput = z.object({ n: z.number().int().describe('The same number') });
-`);
-  await writeFile(path.join(dir, 'handler.ts'), `import { SkillBase } from '@skill-registry/sdk';
+`,
+  );
+  await writeFile(
+    path.join(dir, 'handler.ts'),
+    `import { SkillBase } from '@skill-registry/sdk';
 import { NoopInput, NoopOutput } from './schema.js';
 export class Handler extends SkillBase<typeof NoopInput, typeof NoopOutput> {
   static readonly inputSchema = NoopInput;
   static readonly outputSchema = NoopOutput;
   async execute(input: { n: number }) { ${body} }
 }
-`);
+`,
+  );
   await writeFile(path.join(dir, 'handler.spec.ts'), '// benchmark package\n');
 }
 
@@ -69,10 +86,11 @@ async function rawBullmq() {
   const events = new QueueEvents('raw', { connection, prefix });
   const worker = new Worker('raw', async () => ({ ok: true }), { connection, prefix, concurrency: CONCURRENCY });
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady(), worker.waitUntilReady()]);
-  const run = () => closedLoop(JOBS, CONCURRENCY, async () => {
-    const job = await queue.add('noop', { n: 1 }, { removeOnComplete: { age: 300 } });
-    await job.waitUntilFinished(events, 30_000);
-  });
+  const run = () =>
+    closedLoop(JOBS, CONCURRENCY, async () => {
+      const job = await queue.add('noop', { n: 1 }, { removeOnComplete: { age: 300 } });
+      await job.waitUntilFinished(events, 30_000);
+    });
   await run(); // warm-up
   const result = await run();
   await worker.close();
@@ -89,7 +107,8 @@ async function execute(url, skill, n) {
     body: JSON.stringify({ input: { n } }),
   });
   const body = await response.json();
-  if (response.status !== 200 || body.status !== 'SUCCEEDED' && skill === 'bench_noop') throw new Error(`execution: ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== 200 || (body.status !== 'SUCCEEDED' && skill === 'bench_noop'))
+    throw new Error(`execution: ${response.status} ${JSON.stringify(body)}`);
   return body;
 }
 
@@ -106,7 +125,8 @@ try {
   executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: String(CONCURRENCY) });
   for (const name of ['bench_noop', 'bench_hang']) {
     await fetch(`${registry.url}/v1/admin/skills/${name}/versions/1.0.0/promote`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
       body: JSON.stringify({ force: true, reason: 'benchmark' }),
     });
   }
@@ -138,11 +158,23 @@ try {
     [`throughput ratio ${ratio.toFixed(2)} (target ≥ 0.50)`, ratio >= 0.5],
     [`synchronous wait p50 ${sync.p50.toFixed(2)} ms (target ≤ 5 ms)`, sync.p50 <= 5],
     [`1 s timeout stopped a hung handler after ${hangMs} ms (target ≤ 1300 ms)`, hang.error?.code === 'HANDLER_TIMEOUT' && hangMs <= 1300],
-    [`executor RSS ${rssAt1k.toFixed(1)} MB after 1,000 → ${rssAtTotal.toFixed(1)} MB after ${RSS_TOTAL} (target ≤ +50 MB)`, rssAtTotal <= rssAt1k + 50],
+    [
+      `executor RSS ${rssAt1k.toFixed(1)} MB after 1,000 → ${rssAtTotal.toFixed(1)} MB after ${RSS_TOTAL} (target ≤ +50 MB)`,
+      rssAtTotal <= rssAt1k + 50,
+    ],
   ];
-  console.log(`\nmachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nmachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log('run'.padEnd(44) + 'jobs/s'.padStart(10) + 'p50 ms'.padStart(10) + 'p99 ms'.padStart(10));
-  for (const [label, r] of [[`raw BullMQ (concurrency ${CONCURRENCY})`, raw], [`REST end to end (concurrency ${CONCURRENCY})`, system], ['REST ?wait, one client', sync]]) {
+  for (const [label, r] of [
+    [`raw BullMQ (concurrency ${CONCURRENCY})`, raw],
+    [`REST end to end (concurrency ${CONCURRENCY})`, system],
+    ['REST ?wait, one client', sync],
+  ]) {
     console.log(label.padEnd(44) + r.perSecond.toFixed(0).padStart(10) + r.p50.toFixed(2).padStart(10) + r.p99.toFixed(2).padStart(10));
   }
   console.log('');

@@ -57,8 +57,12 @@ try {
   }
 
   const cpus = os.cpus();
-  console.log(`\nmachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}; autocannon ${CONNECTIONS} connections × ${DURATION_S} s per route`);
-  console.log(`start-up with ${SKILLS} packages: cold (empty database) ${(coldStartMs / 1000).toFixed(2)} s, warm ${(warmStartMs / 1000).toFixed(2)} s  (target ≤ 15 s)`);
+  console.log(
+    `\nmachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}; autocannon ${CONNECTIONS} connections × ${DURATION_S} s per route`,
+  );
+  console.log(
+    `start-up with ${SKILLS} packages: cold (empty database) ${(coldStartMs / 1000).toFixed(2)} s, warm ${(warmStartMs / 1000).toFixed(2)} s  (target ≤ 15 s)`,
+  );
   console.log('\nroute'.padEnd(62) + 'req/s'.padStart(10) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9));
   let ok = coldStartMs <= 15000;
   for (const { route, base, real } of rows) {
@@ -69,7 +73,9 @@ try {
     const p99Ratio = real.p99 / Math.max(base.p99, 1);
     const pass = rpsRatio >= 0.8 && p99Ratio <= 1.5;
     ok &&= pass;
-    console.log(`  ${route}: req/s ratio ${rpsRatio.toFixed(2)} (target ≥ 0.80), p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.50) ${pass ? 'PASS' : 'FAIL'}\n`);
+    console.log(
+      `  ${route}: req/s ratio ${rpsRatio.toFixed(2)} (target ≥ 0.80), p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.50) ${pass ? 'PASS' : 'FAIL'}\n`,
+    );
   }
   console.log(ok ? 'all targets met' : 'some targets missed');
   process.exitCode = ok ? 0 : 1;

@@ -4,7 +4,15 @@ import { findSkillPackages } from '../../libs/skill-loader/src/index.js';
 import { freePort, startAdapterProcess, type AdapterProcess } from '../adapters/support.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
-import { EXECUTION_SKILLS_ROOT, activate, attemptsRecorded, eventually, markerDir, readSse, waitForTerminal } from '../support/executions.js';
+import {
+  EXECUTION_SKILLS_ROOT,
+  activate,
+  attemptsRecorded,
+  eventually,
+  markerDir,
+  readSse,
+  waitForTerminal,
+} from '../support/executions.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT } from '../support/skill-packages.js';
 
@@ -39,7 +47,11 @@ describe('Phase-1 catalog with real tool adapters', () => {
       queuePrefix,
       env: { TOOL_ADAPTERS: toolAdapters },
     });
-    executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: { TOOL_ADAPTERS: toolAdapters, RETRY_BASE_MS: '6000', RETRY_MAX_MS: '6000' } });
+    executor = await startExecutor({
+      databaseUrl: db.url,
+      queuePrefix,
+      env: { TOOL_ADAPTERS: toolAdapters, RETRY_BASE_MS: '6000', RETRY_MAX_MS: '6000' },
+    });
     for (const dir of await findSkillPackages([CATALOG_ROOT])) {
       const definition = JSON.parse(await readFile(path.join(dir, 'definition.json'), 'utf8'));
       catalog.push({ name: definition.name, dir, examples: definition.examples ?? [] });
@@ -72,7 +84,11 @@ describe('Phase-1 catalog with real tool adapters', () => {
     ]);
     for (const skill of catalog) {
       const { body } = await call(registry.baseUrl, 'GET', `/v1/skills/${skill.name}`);
-      expect({ name: skill.name, status: body.status, errors: body.validation.filter((i: { severity: string }) => i.severity === 'error') }).toEqual({
+      expect({
+        name: skill.name,
+        status: body.status,
+        errors: body.validation.filter((i: { severity: string }) => i.severity === 'error'),
+      }).toEqual({
         name: skill.name,
         status: 'REGISTERED',
         errors: [],
@@ -102,8 +118,15 @@ describe('Phase-1 catalog with real tool adapters', () => {
   it('executes every skill over REST on its examples and returns validated output', async () => {
     for (const skill of catalog) {
       for (const example of skill.examples) {
-        const { status, body } = await call(registry.baseUrl, 'POST', `/v1/skills/${skill.name}/executions?wait=60`, { body: { input: example.input } });
-        expect({ skill: skill.name, status, state: body.status, error: body.error }).toEqual({ skill: skill.name, status: 200, state: 'SUCCEEDED', error: null });
+        const { status, body } = await call(registry.baseUrl, 'POST', `/v1/skills/${skill.name}/executions?wait=60`, {
+          body: { input: example.input },
+        });
+        expect({ skill: skill.name, status, state: body.status, error: body.error }).toEqual({
+          skill: skill.name,
+          status: 200,
+          state: 'SUCCEEDED',
+          error: null,
+        });
         if (example.output !== undefined) expect(body.output).toEqual(example.output);
       }
     }
@@ -129,7 +152,9 @@ describe('Phase-1 catalog with real tool adapters', () => {
 
   it('an adapter killed mid-call is retried for an idempotent skill, which then completes', async () => {
     const marker = path.join(markers, 'idem');
-    const started = await call(registry.baseUrl, 'POST', '/v1/skills/tool_sim_idempotent/executions', { body: { input: { marker, stop_s: 3 } } });
+    const started = await call(registry.baseUrl, 'POST', '/v1/skills/tool_sim_idempotent/executions', {
+      body: { input: { marker, stop_s: 3 } },
+    });
     await eventually(async () => (await attemptsRecorded(marker)) === 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
     await restartAdapter('spice');

@@ -2,7 +2,15 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
-import { EXECUTION_SKILLS_ROOT, activate, attemptsRecorded, eventually, markerDir, readSse, waitForTerminal } from '../support/executions.js';
+import {
+  EXECUTION_SKILLS_ROOT,
+  activate,
+  attemptsRecorded,
+  eventually,
+  markerDir,
+  readSse,
+  waitForTerminal,
+} from '../support/executions.js';
 import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
 
 describe('executor crashes, restarts and shutdowns', () => {
@@ -52,7 +60,10 @@ describe('executor crashes, restarts and shutdowns', () => {
     await eventually(async () => (await attemptsRecorded(marker('graceful'))) === 1);
     const code = await executor!.stop();
     expect(code).toBe(0);
-    expect((await call(registry.baseUrl, 'GET', `/v1/executions/${running.body.id}`)).body).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+    expect((await call(registry.baseUrl, 'GET', `/v1/executions/${running.body.id}`)).body).toMatchObject({
+      status: 'SUCCEEDED',
+      attempts: 1,
+    });
     executor = undefined;
   });
 

@@ -56,7 +56,8 @@ describe('Redis stopped and started again', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const execute = () => call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=10', { body: { input: { marker: 'redis' } } });
+  const execute = () =>
+    call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=10', { body: { input: { marker: 'redis' } } });
 
   it('answers 503 for executions while reads keep working, and recovers without restarts', async () => {
     expect((await execute()).body.status).toBe('SUCCEEDED');

@@ -31,7 +31,11 @@ describe('executor end to end (registry in process, executor as a process)', () 
     db = await createTestDatabase('executor');
     markers = await markerDir();
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix });
-    executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: process.env.SHOW_EXECUTOR_OUTPUT ? { LOG_LEVEL: 'debug' } : {} });
+    executor = await startExecutor({
+      databaseUrl: db.url,
+      queuePrefix,
+      env: process.env.SHOW_EXECUTOR_OUTPUT ? { LOG_LEVEL: 'debug' } : {},
+    });
     await activate(registry.baseUrl, SKILLS);
   });
 
@@ -44,9 +48,21 @@ describe('executor end to end (registry in process, executor as a process)', () 
   });
 
   it('runs a skill and returns the validated result when asked to wait', async () => {
-    const { status, body, headers } = await post('/v1/skills/quick_noop/executions?wait=10', { input: { marker: 'abcd' }, session_id: 's-1' });
+    const { status, body, headers } = await post('/v1/skills/quick_noop/executions?wait=10', {
+      input: { marker: 'abcd' },
+      session_id: 's-1',
+    });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ skill: 'quick_noop', version: '1.0.0', status: 'SUCCEEDED', output: { attempt: 4 }, attempts: 1, session_id: 's-1', caller: 'anonymous', error: null });
+    expect(body).toMatchObject({
+      skill: 'quick_noop',
+      version: '1.0.0',
+      status: 'SUCCEEDED',
+      output: { attempt: 4 },
+      attempts: 1,
+      session_id: 's-1',
+      caller: 'anonymous',
+      error: null,
+    });
     expect(body.duration_ms).toBeGreaterThanOrEqual(0);
     expect(headers.get('location')).toBe(`/v1/executions/${body.id}`);
     expect((await get(`/v1/executions/${body.id}`)).body.output).toEqual({ attempt: 4 });
@@ -139,7 +155,10 @@ describe('executor end to end (registry in process, executor as a process)', () 
   });
 
   it('refuses a promotion whose example output differs from what the skill returns', async () => {
-    const response = await call(registry.baseUrl, 'POST', '/v1/admin/skills/wrong_example/versions/1.0.0/promote', { token: ADMIN_TOKEN, body: {} });
+    const response = await call(registry.baseUrl, 'POST', '/v1/admin/skills/wrong_example/versions/1.0.0/promote', {
+      token: ADMIN_TOKEN,
+      body: {},
+    });
     expect(response.status).toBe(409);
     expect(response.body.failures).toEqual(['example 0 returned output that differs from the declared output']);
     expect(response.body.evidence.examples[0]).toMatchObject({ execution_status: 'SUCCEEDED', output_matches: false });
@@ -158,7 +177,9 @@ describe('executor end to end (registry in process, executor as a process)', () 
 
   it('cancels a running execution: the handler signal fires, or the handler is stopped after the grace period', async () => {
     for (const ignore of [false, true]) {
-      const started = await post('/v1/skills/sleepy/executions', { input: { marker: marker(`cancel-${ignore}`), ms: 20_000, ignore_signal: ignore } });
+      const started = await post('/v1/skills/sleepy/executions', {
+        input: { marker: marker(`cancel-${ignore}`), ms: 20_000, ignore_signal: ignore },
+      });
       await waitForStatus(started.body.id, 'RUNNING');
       const cancelled = await post(`/v1/executions/${started.body.id}/cancel`, {});
       expect(cancelled.status).toBe(200);
@@ -185,7 +206,10 @@ describe('executor end to end (registry in process, executor as a process)', () 
   });
 
   it('reports usage per version and carries deprecation notices on executions', async () => {
-    await call(registry.baseUrl, 'POST', '/v1/admin/skills/quick_noop/deprecate', { token: ADMIN_TOKEN, body: { reason: 'use sleepy', successor: 'sleepy' } });
+    await call(registry.baseUrl, 'POST', '/v1/admin/skills/quick_noop/deprecate', {
+      token: ADMIN_TOKEN,
+      body: { reason: 'use sleepy', successor: 'sleepy' },
+    });
     const run = await post('/v1/skills/quick_noop/executions?wait=10', { input: { marker: 'dep' }, session_id: 's-2' });
     expect(run.body.status).toBe('SUCCEEDED');
     expect(run.body.warnings[0]).toContain('deprecated: use sleepy');

@@ -67,7 +67,8 @@ describe('registry REST guards', () => {
 
   it('lists with filters, tags that must all match, phase ≤ n, and stable cursor paging', async () => {
     const token = AGENT_TOKEN;
-    const names = async (query: string) => (await req('GET', `/v1/skills${query}`, { token })).body.items.map((s: { name: string }) => s.name);
+    const names = async (query: string) =>
+      (await req('GET', `/v1/skills${query}`, { token })).body.items.map((s: { name: string }) => s.name);
     expect(await names('')).toEqual(['echo_text', 'echo_three', 'echo_two']);
     expect(await names('?domain=other')).toEqual(['echo_three']);
     expect(await names('?agent=demo')).toEqual(['echo_text', 'echo_two']);
@@ -138,16 +139,14 @@ describe('registry REST guards', () => {
     expect(history.body.items.every((e: { to: string }) => e.to !== 'DEPRECATED')).toBe(true);
   });
 
-  it.each([
-    ['../../etc'],
-    ['/etc'],
-    [path.join(REPO_ROOT, 'skills', 'firmware', 'validate_pinmap')],
-    ['demo/../../outside'],
-  ])('refuses to register a path outside SKILL_PATHS: %s', async (requested) => {
-    const response = await req('POST', '/v1/admin/skills', { token: ADMIN_TOKEN, body: { path: requested } });
-    expect(response.status).toBe(400);
-    expect(response.body.code).toBe('PATH_OUTSIDE_SKILL_PATHS');
-  });
+  it.each([['../../etc'], ['/etc'], [path.join(REPO_ROOT, 'skills', 'firmware', 'validate_pinmap')], ['demo/../../outside']])(
+    'refuses to register a path outside SKILL_PATHS: %s',
+    async (requested) => {
+      const response = await req('POST', '/v1/admin/skills', { token: ADMIN_TOKEN, body: { path: requested } });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('PATH_OUTSIDE_SKILL_PATHS');
+    },
+  );
 
   it('registers one package by a path relative to a root, and 404s a package that does not exist', async () => {
     await writeEchoSkill(root, { name: 'echo_four' });

@@ -234,7 +234,10 @@ describe('registry lifecycle over REST', () => {
     expect(echo.message).toMatch(/immutable|bump the version/i);
     expect((await get('/v1/skills/echo_text')).body.description).toBe(definition.description);
 
-    const single = await call(registry.baseUrl, 'POST', '/v1/admin/skills', { ...admin, body: { path: path.join(root, 'demo', 'echo_text') } });
+    const single = await call(registry.baseUrl, 'POST', '/v1/admin/skills', {
+      ...admin,
+      body: { path: path.join(root, 'demo', 'echo_text') },
+    });
     expect(single.status).toBe(409);
     expect(single.body.code).toBe('VERSION_IMMUTABLE');
 

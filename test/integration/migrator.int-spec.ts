@@ -52,8 +52,19 @@ describe('offline migrator', () => {
       expect(rows.rows[0].finished_at).toBeInstanceOf(Date);
       expect(rows.rows[0].applied_steps_count).toBe(1);
       const tables = await client.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
-      expect(tables.rows.map((r) => r.tablename)).toEqual(['_prisma_migrations', 'executions', 'lifecycle_events', 'skill_versions', 'skills']);
-      expect(await unappliedMigrations(rows.rows.map((r) => r.migration_name), migrationsDir())).toEqual([]);
+      expect(tables.rows.map((r) => r.tablename)).toEqual([
+        '_prisma_migrations',
+        'executions',
+        'lifecycle_events',
+        'skill_versions',
+        'skills',
+      ]);
+      expect(
+        await unappliedMigrations(
+          rows.rows.map((r) => r.migration_name),
+          migrationsDir(),
+        ),
+      ).toEqual([]);
     } finally {
       await client.end();
     }
@@ -79,7 +90,10 @@ describe('offline migrator', () => {
     await cp(migrationsDir(), dir, { recursive: true });
     const { mkdir } = await import('node:fs/promises');
     await mkdir(path.join(dir, '20261130000000_broken'));
-    await writeFile(path.join(dir, '20261130000000_broken', 'migration.sql'), 'CREATE TABLE half_done (id int); SELECT * FROM no_such_table;');
+    await writeFile(
+      path.join(dir, '20261130000000_broken', 'migration.sql'),
+      'CREATE TABLE half_done (id int); SELECT * FROM no_such_table;',
+    );
     await expect(applyMigrations(url, dir)).rejects.toThrow(/20261130000000_broken failed/);
     const client = await connect(url);
     try {

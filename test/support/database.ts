@@ -58,7 +58,10 @@ export interface TestDatabase {
 
 /** A database of this test file's own, cloned from the migrated template. */
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
-  const name = `skill_registry_test_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase().slice(0, 16)}_t${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+  const name = `skill_registry_test_${label
+    .replace(/[^a-z0-9]/gi, '_')
+    .toLowerCase()
+    .slice(0, 16)}_t${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   await withAdmin(async (client) => {
     for (let attempt = 0; ; attempt++) {
       try {

@@ -43,7 +43,11 @@ export async function waitForTerminal(baseUrl: string, id: string, timeoutMs = 3
 }
 
 /** Reads a whole SSE stream and returns its events in order. */
-export async function readSse(baseUrl: string, id: string, headers: Record<string, string> = {}): Promise<{ id: string; type: string; data: any }[]> {
+export async function readSse(
+  baseUrl: string,
+  id: string,
+  headers: Record<string, string> = {},
+): Promise<{ id: string; type: string; data: any }[]> {
   const response = await fetch(`${baseUrl}/v1/executions/${id}/events`, { headers });
   if (response.status !== 200) throw new Error(`SSE answered ${response.status}`);
   const text = await response.text();
@@ -51,7 +55,9 @@ export async function readSse(baseUrl: string, id: string, headers: Record<strin
     .split('\n\n')
     .filter((block) => block.trim())
     .map((block) => {
-      const fields = Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
+      const fields = Object.fromEntries(
+        block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+      );
       return { id: fields.id, type: fields.event, data: JSON.parse(fields.data) };
     });
 }

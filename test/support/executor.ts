@@ -28,7 +28,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the built executor as a separate process (so tests can kill -9 it) and waits until it is ready. */
-export async function startExecutor(options: { databaseUrl: string; queuePrefix: string; env?: Record<string, string> }): Promise<RunningExecutor> {
+export async function startExecutor(options: {
+  databaseUrl: string;
+  queuePrefix: string;
+  env?: Record<string, string>;
+}): Promise<RunningExecutor> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run "npm run build" first (npm test does)`);
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {

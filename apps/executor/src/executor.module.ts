@@ -26,10 +26,17 @@ export class ExecutorModule {
   static forRoot({ config, hooks = [] }: ExecutorModuleOptions): DynamicModule {
     const providers: Provider[] = [
       { provide: EXECUTOR_CONFIG, useValue: config },
-      { provide: PG_POOL, useFactory: () => new pg.Pool({ connectionString: config.DATABASE_URL, max: Math.max(4, config.EXECUTOR_CONCURRENCY + 2) }) },
+      {
+        provide: PG_POOL,
+        useFactory: () => new pg.Pool({ connectionString: config.DATABASE_URL, max: Math.max(4, config.EXECUTOR_CONCURRENCY + 2) }),
+      },
       { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [PG_POOL] },
       { provide: EVENTS_REDIS, useFactory: () => new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 }) },
-      { provide: ExecutionEventLog, useFactory: (redis: Redis) => new ExecutionEventLog(redis, config.QUEUE_PREFIX), inject: [EVENTS_REDIS] },
+      {
+        provide: ExecutionEventLog,
+        useFactory: (redis: Redis) => new ExecutionEventLog(redis, config.QUEUE_PREFIX),
+        inject: [EVENTS_REDIS],
+      },
       {
         provide: SandboxPool,
         useFactory: () =>
@@ -60,7 +67,11 @@ export class ExecutorModule {
       module: ExecutorModule,
       imports: [LoggerModule.forRoot({ pinoHttp: { level: config.LOG_LEVEL, autoLogging: false } })],
       controllers: [ExecutorHealthController],
-      providers: [...providers, { provide: 'PG_POOL_HEALTH', useExisting: PG_POOL }, { provide: 'EVENTS_REDIS_HEALTH', useExisting: EVENTS_REDIS }],
+      providers: [
+        ...providers,
+        { provide: 'PG_POOL_HEALTH', useExisting: PG_POOL },
+        { provide: 'EVENTS_REDIS_HEALTH', useExisting: EVENTS_REDIS },
+      ],
     };
   }
 }

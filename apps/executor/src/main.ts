@@ -21,7 +21,9 @@ async function main(): Promise<void> {
   // Same idempotent, lock-protected step as the registry: whichever process starts first migrates.
   await ensureDatabase(config.DATABASE_URL);
   await applyMigrations(config.DATABASE_URL, migrationsDir());
-  const app = await NestFactory.create<NestFastifyApplication>(ExecutorModule.forRoot({ config }), new FastifyAdapter(), { bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(ExecutorModule.forRoot({ config }), new FastifyAdapter(), {
+    bufferLogs: true,
+  });
   app.useLogger(app.get(Logger));
   await app.listen(config.EXECUTOR_PORT, config.HOST);
   // Consume only once everything is ready.

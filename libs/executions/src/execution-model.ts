@@ -45,7 +45,13 @@ export interface ExecutionRecord {
 }
 
 /** Errors worth another attempt (only ever for idempotent skills). */
-export const RETRYABLE_CODES: ReadonlySet<string> = new Set(['HANDLER_ERROR', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_TIMEOUT', 'WORKER_LOST']);
+export const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+  'HANDLER_ERROR',
+  'TOOL_ERROR',
+  'TOOL_TIMEOUT',
+  'HANDLER_TIMEOUT',
+  'WORKER_LOST',
+]);
 
 /** Total attempts allowed: 1 + retries for idempotent skills, always 1 otherwise. */
 export function maxAttemptsFor(version: { idempotent: boolean; retries: number }): number {

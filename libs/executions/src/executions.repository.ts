@@ -184,7 +184,12 @@ export class ExecutionsRepository {
               duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(started_at, created_at))) * 1000)::int)
         WHERE id = $1 AND status NOT IN ${TERMINAL}
         RETURNING *`,
-      [id, status, result.output === undefined || result.output === null ? null : JSON.stringify(result.output), result.error ? JSON.stringify(result.error) : null],
+      [
+        id,
+        status,
+        result.output === undefined || result.output === null ? null : JSON.stringify(result.output),
+        result.error ? JSON.stringify(result.error) : null,
+      ],
     );
     return updated.rows[0] ? toRecord(updated.rows[0]) : null;
   }

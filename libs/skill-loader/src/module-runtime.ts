@@ -65,15 +65,20 @@ function swcTransform(): JitiTransform | null {
 function describeSwcError(error: unknown, filename: string | undefined): string {
   const text = String((error as Error)?.message ?? error);
   const lines = text.split('\n');
-  const message = lines.find((line) => /^\s*x /.test(line))?.replace(/^\s*x /, '').trim() ?? lines[0]?.trim() ?? 'syntax error';
+  const message =
+    lines
+      .find((line) => /^\s*x /.test(line))
+      ?.replace(/^\s*x /, '')
+      .trim() ??
+    lines[0]?.trim() ??
+    'syntax error';
   const location = /,-\[(.+):(\d+):(\d+)\]/.exec(text);
   if (!location) return message;
   const [, file, line] = location;
   // The caret line (" :   ^") points at the column within the quoted source line ("  2 | code").
   const sourceLine = lines.find((candidate) => new RegExp(`^\\s*${line} \\|`).test(candidate));
   const caretLine = lines.find((candidate) => /^\s*:\s*\^/.test(candidate));
-  const column =
-    sourceLine && caretLine ? caretLine.indexOf('^') - (sourceLine.indexOf('|') + 2) + 1 : Number(location[3]);
+  const column = sourceLine && caretLine ? caretLine.indexOf('^') - (sourceLine.indexOf('|') + 2) + 1 : Number(location[3]);
   return `${message} (${basename(file ?? filename ?? '')}:${line}:${column})`;
 }
 

@@ -56,11 +56,10 @@ export class McpTimeoutError extends SkillError {
     readonly toolId: string,
     readonly timeoutMs: number | null,
   ) {
-    super(
-      'TOOL_TIMEOUT',
-      timeoutMs === null ? `Tool '${toolId}' was aborted` : `Tool '${toolId}' did not answer within ${timeoutMs} ms`,
-      { toolId, timeoutMs },
-    );
+    super('TOOL_TIMEOUT', timeoutMs === null ? `Tool '${toolId}' was aborted` : `Tool '${toolId}' did not answer within ${timeoutMs} ms`, {
+      toolId,
+      timeoutMs,
+    });
   }
 }
 

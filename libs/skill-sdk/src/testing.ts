@@ -30,9 +30,11 @@ export function createTestContext(
   const logLines: TestSkillContext['logLines'] = [];
 
   const makeLogger = (bindings: Record<string, unknown>): SkillLogger => {
-    const log = (level: string) => (message: string, fields: Record<string, unknown> = {}) => {
-      logLines.push({ level, message, fields: { ...bindings, ...fields } });
-    };
+    const log =
+      (level: string) =>
+      (message: string, fields: Record<string, unknown> = {}) => {
+        logLines.push({ level, message, fields: { ...bindings, ...fields } });
+      };
     return {
       debug: log('debug'),
       info: log('info'),

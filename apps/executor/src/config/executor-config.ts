@@ -14,7 +14,10 @@ export const executorConfigSchema = z.object({
     .refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), 'must be a redis:// URL')
     .default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key (queue, event streams, channels); one per deployment or test. */
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('skill-registry'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
+    .default('skill-registry'),
   EXECUTOR_CONCURRENCY: positiveInt(1, 256).default(4),
   /** On SIGTERM: how long running executions may take to finish before the process exits. */
   SHUTDOWN_GRACE_SECONDS: positiveInt(0, 3600).default(30),

@@ -165,7 +165,11 @@ export class ExecutionRunner {
       if (missing.length > 0) {
         return {
           ok: false,
-          error: { code: 'PRECONDITION_FAILED', message: `Required tools are not available: ${missing.join(', ')}`, details: { tools: missing } },
+          error: {
+            code: 'PRECONDITION_FAILED',
+            message: `Required tools are not available: ${missing.join(', ')}`,
+            details: { tools: missing },
+          },
         };
       }
       const bridge = withToolEvents(this.bridge, (event) => void this.emit(execution.id, event));
@@ -185,7 +189,8 @@ export class ExecutionRunner {
           timeoutMs: version.timeoutSeconds * 1000,
           signal: controller.signal,
           bridge,
-          onLog: (level, message, fields) => this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`),
+          onLog: (level, message, fields) =>
+            this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`),
         },
       );
       if (!outcome.ok) return outcome;
@@ -194,7 +199,14 @@ export class ExecutionRunner {
         ? this.validator.validate(version.outputSchema, outcome.output, `${version.contentHash}:output`)
         : [];
       if (violations.length > 0) {
-        return { ok: false, error: { code: 'OUTPUT_INVALID', message: 'The handler output does not match the output schema', details: { errors: violations } } };
+        return {
+          ok: false,
+          error: {
+            code: 'OUTPUT_INVALID',
+            message: 'The handler output does not match the output schema',
+            details: { errors: violations },
+          },
+        };
       }
       await this.hooks.afterExecute({ execution, attempt: execution.attempts, output: outcome.output });
       return outcome;
@@ -215,7 +227,8 @@ export class ExecutionRunner {
     if (missing.length === 0) return [];
     const listed = await this.bridge.listTools().catch(() => []);
     return missing.map((toolId) => {
-      const reason = (listed.find((tool) => tool.toolId === toolId) as { unavailableReason?: string | null } | undefined)?.unavailableReason;
+      const reason = (listed.find((tool) => tool.toolId === toolId) as { unavailableReason?: string | null } | undefined)
+        ?.unavailableReason;
       return reason ? `${toolId} (${reason})` : toolId;
     });
   }

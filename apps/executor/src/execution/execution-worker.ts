@@ -38,7 +38,10 @@ export class ExecutionWorker implements OnApplicationShutdown {
   /** Starts consuming; called once the application is fully initialised. */
   async start(): Promise<void> {
     const connection = { url: this.config.REDIS_URL, maxRetriesPerRequest: null };
-    this.queue = new Queue<ExecutionJob>(EXECUTION_QUEUE, { connection: new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: null }), prefix: this.config.QUEUE_PREFIX });
+    this.queue = new Queue<ExecutionJob>(EXECUTION_QUEUE, {
+      connection: new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: null }),
+      prefix: this.config.QUEUE_PREFIX,
+    });
     this.queue.on('error', (error) => this.logger.warn(`queue: ${error.message}`));
     await this.sandbox.warm(Math.min(2, this.config.EXECUTOR_CONCURRENCY));
     this.worker = new Worker<ExecutionJob>(EXECUTION_QUEUE, (job) => this.process(job), {
@@ -96,7 +99,8 @@ export class ExecutionWorker implements OnApplicationShutdown {
       for (const execution of [...stale, ...queued]) {
         const job = await this.queue.getJob(execution.id);
         const state = job ? await job.getState() : 'missing';
-        if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') continue;
+        if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children')
+          continue;
         if (job) await job.remove().catch(() => undefined);
         await this.queue.add(EXECUTION_JOB, { executionId: execution.id }, executionJobOptions(execution.id));
         this.logger.warn(`re-enqueued ${execution.status} execution ${execution.id} (job was ${state})`);
@@ -112,7 +116,9 @@ export class ExecutionWorker implements OnApplicationShutdown {
     if (this.worker) {
       // Stop taking jobs; let running ones finish within the grace period.
       const graceful = this.worker.close();
-      const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.config.SHUTDOWN_GRACE_SECONDS * 1000).unref());
+      const grace = new Promise<'timeout'>((resolve) =>
+        setTimeout(() => resolve('timeout'), this.config.SHUTDOWN_GRACE_SECONDS * 1000).unref(),
+      );
       if ((await Promise.race([graceful.then(() => 'closed' as const), grace])) === 'timeout') {
         this.logger.warn(`grace period over with ${this.runner.runningIds().length} execution(s) running; stopping them`);
         await this.worker.close(true);

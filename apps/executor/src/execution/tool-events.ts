@@ -9,7 +9,13 @@ export function withToolEvents(bridge: McpBridge, emit: (event: ExecutionEvent) 
       const started = performance.now();
       try {
         const result = await bridge.invoke(toolId, params, options);
-        emit({ type: 'tool_completed', at: new Date().toISOString(), tool_id: toolId, duration_ms: Math.round(performance.now() - started), ok: true });
+        emit({
+          type: 'tool_completed',
+          at: new Date().toISOString(),
+          tool_id: toolId,
+          duration_ms: Math.round(performance.now() - started),
+          ok: true,
+        });
         return result;
       } catch (error) {
         const typed = error as { code?: string; message?: string };

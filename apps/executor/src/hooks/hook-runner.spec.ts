@@ -26,8 +26,13 @@ describe('execution hooks', () => {
 
   it('a veto stops the run with PRECONDITION_FAILED and later hooks do not run', async () => {
     const calls: string[] = [];
-    const runner = new HookRunner([hook('quota', 1, false, () => ({ veto: 'daily quota used' }), calls), hook('after', 2, false, () => undefined, calls)]);
-    await expect(runner.beforeExecute(context)).rejects.toMatchObject({ error: { code: 'PRECONDITION_FAILED', message: expect.stringContaining('daily quota used') } });
+    const runner = new HookRunner([
+      hook('quota', 1, false, () => ({ veto: 'daily quota used' }), calls),
+      hook('after', 2, false, () => undefined, calls),
+    ]);
+    await expect(runner.beforeExecute(context)).rejects.toMatchObject({
+      error: { code: 'PRECONDITION_FAILED', message: expect.stringContaining('daily quota used') },
+    });
     expect(calls).toEqual(['quota']);
   });
 

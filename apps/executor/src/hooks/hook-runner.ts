@@ -4,9 +4,7 @@ import { EXECUTION_HOOKS, type ExecutionHook, type HookContext } from './executi
 
 /** A fail-closed hook failed, or a hook vetoed the run. */
 export class HookRefused extends Error {
-  constructor(
-    readonly error: ExecutionError,
-  ) {
+  constructor(readonly error: ExecutionError) {
     super(error.message);
   }
 }
@@ -33,7 +31,11 @@ export class HookRunner {
         continue;
       }
       if (verdict?.veto) {
-        throw new HookRefused({ code: 'PRECONDITION_FAILED', message: `Vetoed by hook '${hook.name}': ${verdict.veto}`, details: { hook: hook.name, veto: verdict.veto } });
+        throw new HookRefused({
+          code: 'PRECONDITION_FAILED',
+          message: `Vetoed by hook '${hook.name}': ${verdict.veto}`,
+          details: { hook: hook.name, veto: verdict.veto },
+        });
       }
     }
   }

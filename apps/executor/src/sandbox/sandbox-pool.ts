@@ -93,7 +93,8 @@ export class SandboxPool {
       const onAbort = () => {
         thread.worker.postMessage({ type: 'abort', runId } satisfies ToThread);
         graceTimer = setTimeout(
-          () => finish({ ok: false, error: { code: 'CANCELLED', message: 'Execution cancelled; the handler was stopped', details: {} } }, true),
+          () =>
+            finish({ ok: false, error: { code: 'CANCELLED', message: 'Execution cancelled; the handler was stopped', details: {} } }, true),
           this.options.cancelGraceMs,
         );
       };

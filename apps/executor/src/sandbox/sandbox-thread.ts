@@ -20,7 +20,9 @@ let nextCallId = 1;
 const send = (message: ToParent) => port.postMessage(message);
 
 interface ZodLike {
-  safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  safeParse(
+    value: unknown,
+  ): { success: true; data: unknown } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
 }
 
 type ErrorClass = new (...args: never[]) => Error;
@@ -41,7 +43,8 @@ function bridgeFor(runId: number): McpBridge {
       const callId = nextCallId++;
       pendingTools.set(callId, { toolId: String(args[0] ?? ''), resolve, reject });
       // Signals cannot cross threads; the parent applies the execution's own signal and the timeout.
-      const transferable = op === 'invoke' ? [args[0], args[1], { timeoutMs: (args[2] as { timeoutMs?: number } | undefined)?.timeoutMs }] : args;
+      const transferable =
+        op === 'invoke' ? [args[0], args[1], { timeoutMs: (args[2] as { timeoutMs?: number } | undefined)?.timeoutMs }] : args;
       send({ type: 'tool_call', runId, callId, op, args: transferable });
     });
   return {
@@ -52,9 +55,17 @@ function bridgeFor(runId: number): McpBridge {
 }
 
 function loggerFor(runId: number, bindings: Record<string, unknown>): SkillLogger {
-  const log = (level: string) => (message: string, fields: Record<string, unknown> = {}) =>
-    send({ type: 'log', runId, level, message, fields: { ...bindings, ...fields } });
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error'), child: (more) => loggerFor(runId, { ...bindings, ...more }) };
+  const log =
+    (level: string) =>
+    (message: string, fields: Record<string, unknown> = {}) =>
+      send({ type: 'log', runId, level, message, fields: { ...bindings, ...fields } });
+  return {
+    debug: log('debug'),
+    info: log('info'),
+    warn: log('warn'),
+    error: log('error'),
+    child: (more) => loggerFor(runId, { ...bindings, ...more }),
+  };
 }
 
 async function handlerFor(request: RunRequest): Promise<SkillHandlerClass> {
@@ -97,8 +108,16 @@ async function run(request: RunRequest): Promise<void> {
     if (failures.length > 0) return fail('PRECONDITION_FAILED', `Preconditions failed: ${failures.join('; ')}`, { failures });
     const raw = await handler.execute(input.data as never);
     const output = (Handler.outputSchema as ZodLike).safeParse(raw);
-    if (!output.success) return fail('OUTPUT_INVALID', 'The handler returned output that does not match its output schema', { errors: issuesOf(output.error) });
-    send({ type: 'result', runId: request.runId, outcome: 'ok', output: JSON.parse(JSON.stringify(output.data)) as Record<string, unknown> });
+    if (!output.success)
+      return fail('OUTPUT_INVALID', 'The handler returned output that does not match its output schema', {
+        errors: issuesOf(output.error),
+      });
+    send({
+      type: 'result',
+      runId: request.runId,
+      outcome: 'ok',
+      output: JSON.parse(JSON.stringify(output.data)) as Record<string, unknown>,
+    });
   } catch (error) {
     const typed = error as { code?: unknown; message?: string; details?: unknown; name?: string; stack?: string };
     const known = ['PRECONDITION_FAILED', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_ERROR'];

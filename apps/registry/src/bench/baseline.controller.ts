@@ -3,7 +3,15 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { z } from 'zod';
 import { RequestInvalid } from '../problem/domain-errors.js';
 
-const baselineQuery = z.object({ bytes: z.coerce.number().int().min(2).max(1024 * 1024) }).strict();
+const baselineQuery = z
+  .object({
+    bytes: z.coerce
+      .number()
+      .int()
+      .min(2)
+      .max(1024 * 1024),
+  })
+  .strict();
 
 /**
  * Benchmark baseline (mounted only with BENCH_BASELINE_ROUTE=true): a constant JSON body of the
@@ -18,7 +26,8 @@ export class BaselineController {
   @Get('baseline')
   baseline(@Query() rawQuery: Record<string, unknown>): Record<string, string> {
     const parsed = baselineQuery.safeParse(rawQuery);
-    if (!parsed.success) throw new RequestInvalid('bytes must be an integer between 2 and 1048576', [{ field: 'bytes', message: parsed.error.message }]);
+    if (!parsed.success)
+      throw new RequestInvalid('bytes must be an integer between 2 and 1048576', [{ field: 'bytes', message: parsed.error.message }]);
     const { bytes } = parsed.data;
     let body = this.bodies.get(bytes);
     if (!body) {

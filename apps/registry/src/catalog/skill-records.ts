@@ -59,7 +59,15 @@ export interface LifecycleEventRecord {
 /** What a new version row is made of. */
 export type NewSkillVersion = Omit<
   SkillVersionRecord,
-  'id' | 'lockVersion' | 'createdAt' | 'updatedAt' | 'statusChangedAt' | 'deprecationReason' | 'deprecationSuccessor' | 'deprecationSunset' | 'deprecatedAt'
+  | 'id'
+  | 'lockVersion'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'statusChangedAt'
+  | 'deprecationReason'
+  | 'deprecationSuccessor'
+  | 'deprecationSunset'
+  | 'deprecatedAt'
 >;
 
 /** A lifecycle event to append. */

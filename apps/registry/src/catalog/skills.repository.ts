@@ -4,13 +4,7 @@ import { Prisma, PrismaClient, type SkillVersion } from '../../../../libs/databa
 import type { SkillStatusName } from '../../../../libs/contracts/src/index.js';
 import type { SkillExample, ToolRef, ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type {
-  LifecycleEventRecord,
-  NewLifecycleEvent,
-  NewSkillVersion,
-  SkillRecord,
-  SkillVersionRecord,
-} from './skill-records.js';
+import type { LifecycleEventRecord, NewLifecycleEvent, NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
 import { compareVersionKeys } from './skill-records.js';
 
 /** Postgres channel on which every change to a skill is announced (payload: the skill name). */
@@ -156,7 +150,13 @@ export class SkillsRepository implements OnModuleDestroy {
         if (this.listener !== client) return;
         this.listener = null;
         void client.end().catch(() => undefined);
-        setTimeout(() => void connect().then(onReconnect).catch(() => undefined), 1000).unref();
+        setTimeout(
+          () =>
+            void connect()
+              .then(onReconnect)
+              .catch(() => undefined),
+          1000,
+        ).unref();
       });
       await client.connect();
       await client.query(`LISTEN ${SKILL_CHANGES_CHANNEL}`);

@@ -15,7 +15,10 @@ function tokenList(role: 'admin' | 'agent') {
     .transform((raw, ctx): TokenEntry[] => {
       if (!raw || raw.trim() === '') return [];
       const entries: TokenEntry[] = [];
-      for (const item of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+      for (const item of raw
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean)) {
         // `name=token` names the identity; a bare token acts as `<role>-<hash prefix>`.
         const eq = item.indexOf('=');
         const identity = eq > 0 ? item.slice(0, eq) : null;
@@ -31,9 +34,7 @@ function tokenList(role: 'admin' | 'agent') {
     });
 }
 
-const postgresUrl = z
-  .string()
-  .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL');
+const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL');
 const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), 'must be a redis:// URL');
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -41,7 +42,10 @@ export const configSchema = z.object({
   DATABASE_URL: postgresUrl.default('postgresql://postgres@127.0.0.1:5432/skill_registry'),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key (queue, event streams, channels); the executor must use the same. */
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').default('skill-registry'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
+    .default('skill-registry'),
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: port.default(3000),
   /** gRPC port (0 picks a free one); unset: 50051, or a free port when PORT is 0 (see grpcPortOf). */
@@ -49,7 +53,12 @@ export const configSchema = z.object({
   SKILL_PATHS: z
     .string()
     .default('./skills')
-    .transform((raw) => raw.split(':').map((part) => part.trim()).filter(Boolean))
+    .transform((raw) =>
+      raw
+        .split(':')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
     .refine((roots) => roots.length > 0, 'must name at least one directory'),
   ADMIN_TOKENS: tokenList('admin'),
   AGENT_TOKENS: tokenList('agent'),
@@ -77,7 +86,10 @@ export const configSchema = z.object({
     }),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
-  BENCH_BASELINE_ROUTE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  BENCH_BASELINE_ROUTE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
 });
 
 export type AppConfig = z.output<typeof configSchema>;

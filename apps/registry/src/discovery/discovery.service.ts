@@ -92,7 +92,9 @@ export class DiscoveryService {
     );
     markDuplicates(reports);
 
-    const seen = new Set(reports.filter((r) => r.outcome !== 'refused' || r.message?.startsWith('VERSION_IMMUTABLE')).map((r) => `${r.name}@${r.version}`));
+    const seen = new Set(
+      reports.filter((r) => r.outcome !== 'refused' || r.message?.startsWith('VERSION_IMMUTABLE')).map((r) => `${r.name}@${r.version}`),
+    );
     const archived = await this.archiveMissing(seen, roots, actor);
     const report: DiscoveryReport = {
       new: count(reports, 'new'),

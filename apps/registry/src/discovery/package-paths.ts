@@ -39,14 +39,22 @@ export async function resolvePackagePath(requested: string, roots: SkillRoot[]):
   const lexical = candidates.find((candidate) =>
     present.some((root) => isInside(candidate, root.resolved) || isInside(candidate, path.resolve(root.configured))),
   );
-  if (!lexical) throw new PathOutsideSkillPaths(requested, roots.map((root) => root.configured));
+  if (!lexical)
+    throw new PathOutsideSkillPaths(
+      requested,
+      roots.map((root) => root.configured),
+    );
   let real: string;
   try {
     real = await realpath(lexical);
   } catch {
     throw new PackageNotFound(requested);
   }
-  if (!present.some((root) => isInside(real, root.resolved))) throw new PathOutsideSkillPaths(requested, roots.map((root) => root.configured));
+  if (!present.some((root) => isInside(real, root.resolved)))
+    throw new PathOutsideSkillPaths(
+      requested,
+      roots.map((root) => root.configured),
+    );
   if (!(await stat(real)).isDirectory()) throw new PackageNotFound(requested);
   return real;
 }

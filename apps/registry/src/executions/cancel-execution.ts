@@ -34,7 +34,9 @@ export class CancelExecution {
       });
       if (cancelled) {
         await this.queue.remove(id).catch(() => undefined);
-        await this.events.append(id, { type: 'cancelled', at: new Date().toISOString(), reason: 'cancelled before it started' }).catch(() => undefined);
+        await this.events
+          .append(id, { type: 'cancelled', at: new Date().toISOString(), reason: 'cancelled before it started' })
+          .catch(() => undefined);
         return cancelled;
       }
     }

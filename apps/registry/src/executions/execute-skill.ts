@@ -16,13 +16,7 @@ import {
 } from '../../../../libs/executions/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
-import {
-  IdempotencyKeyReused,
-  InputInvalid,
-  QueueUnavailable,
-  SkillNotExecutable,
-  SkillNotFound,
-} from '../problem/domain-errors.js';
+import { IdempotencyKeyReused, InputInvalid, QueueUnavailable, SkillNotExecutable, SkillNotFound } from '../problem/domain-errors.js';
 import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS, ExecutionWaiters } from './execution-infrastructure.js';
 
 export interface ExecuteCommand {
@@ -65,7 +59,8 @@ export class ExecuteSkill {
   async execute(command: ExecuteCommand): Promise<ExecuteResult> {
     const purpose = command.purpose ?? 'call';
     const version = this.resolveVersion(command.name, command.version);
-    const executable = purpose === 'promotion' ? version.status === 'REGISTERED' || isExecutable(version.status) : isExecutable(version.status);
+    const executable =
+      purpose === 'promotion' ? version.status === 'REGISTERED' || isExecutable(version.status) : isExecutable(version.status);
     if (!executable) throw new SkillNotExecutable(version.name, version.version, version.status);
     const violations = version.inputSchema ? this.validator.validate(version.inputSchema, command.input) : [];
     if (violations.length > 0) throw new InputInvalid(version.name, version.version, violations);

@@ -79,7 +79,9 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     // ioredis re-subscribes by itself after a reconnect.
-    await this.subscriber.connect().catch((error: Error) => this.logger.warn(`cannot reach Redis for finished executions: ${error.message}`));
+    await this.subscriber
+      .connect()
+      .catch((error: Error) => this.logger.warn(`cannot reach Redis for finished executions: ${error.message}`));
     await this.subscriber.subscribe(finishedChannel(this.config.QUEUE_PREFIX)).catch(() => undefined);
   }
 

@@ -35,7 +35,13 @@ export class ExecutionQueries {
       if (!id || Number.isNaN(createdAt.getTime())) throw new CursorInvalid('not an executions cursor');
       after = { createdAt, id };
     }
-    const rows = await this.executions.list({ skill: query.skill, status: query.status, sessionId: query.sessionId, limit: query.limit + 1, after });
+    const rows = await this.executions.list({
+      skill: query.skill,
+      status: query.status,
+      sessionId: query.sessionId,
+      limit: query.limit + 1,
+      after,
+    });
     const items = rows.slice(0, query.limit);
     const last = items[items.length - 1];
     return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(`${last.createdAt.toISOString()}|${last.id}`) : null };

@@ -66,7 +66,8 @@ export class ExecutionStream {
 /** The terminal event of a finished execution whose stream is gone. */
 function terminalEventOf(execution: ExecutionRecord): ExecutionEvent {
   const at = (execution.finishedAt ?? execution.createdAt).toISOString();
-  if (execution.status === 'SUCCEEDED') return { type: 'succeeded', at, attempt: execution.attempts, duration_ms: execution.durationMs ?? 0 };
+  if (execution.status === 'SUCCEEDED')
+    return { type: 'succeeded', at, attempt: execution.attempts, duration_ms: execution.durationMs ?? 0 };
   if (execution.status === 'CANCELLED') return { type: 'cancelled', at, reason: execution.error?.message ?? 'cancelled' };
   return {
     type: 'failed',

@@ -11,7 +11,14 @@ import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionQueries } from './execution-queries.js';
 import { presentExecution } from './execution.presenter.js';
 import { ExecutionStream } from './execution-stream.js';
-import { EXECUTE_BODY_SCHEMA, parseExecuteBody, parseExecuteQuery, parseExecutionId, parseIdempotencyKey, parseListExecutionsQuery } from './executions.dto.js';
+import {
+  EXECUTE_BODY_SCHEMA,
+  parseExecuteBody,
+  parseExecuteQuery,
+  parseExecutionId,
+  parseIdempotencyKey,
+  parseListExecutionsQuery,
+} from './executions.dto.js';
 
 @ApiTags('executions')
 @Controller('v1')
@@ -64,7 +71,13 @@ export class ExecutionsController {
   @ApiQuery({ name: 'cursor', required: false })
   async list(@Query() rawQuery: Record<string, unknown>) {
     const query = parseListExecutionsQuery(rawQuery);
-    const page = await this.queries.list({ skill: query.skill, status: query.status, sessionId: query.session_id, limit: query.limit, cursor: query.cursor });
+    const page = await this.queries.list({
+      skill: query.skill,
+      status: query.status,
+      sessionId: query.session_id,
+      limit: query.limit,
+      cursor: query.cursor,
+    });
     return { items: page.items.map(presentExecution), next_cursor: page.nextCursor };
   }
 
@@ -100,7 +113,12 @@ export class ExecutionsController {
     const first = await events.next();
     reply.hijack();
     const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     request.raw.on('close', () => controller.abort());
     const write = (stored: { id: string; event: { type: string } }) =>
       raw.write(`id: ${stored.id}\nevent: ${stored.event.type}\ndata: ${JSON.stringify(stored.event)}\n\n`);

@@ -48,7 +48,11 @@ export const parseExecuteBody = (raw: unknown) => {
 const executeQuery = z.object({ wait: z.coerce.number().min(0).max(MAX_WAIT_SECONDS).optional() }).strict();
 export const parseExecuteQuery = (raw: unknown) => parseOrThrow(executeQuery, raw, 'query');
 
-const idempotencyKey = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 export const parseIdempotencyKey = (raw: unknown): string | undefined =>
   raw === undefined ? undefined : parseOrThrow(idempotencyKey, raw, 'Idempotency-Key header');
 
@@ -58,7 +62,10 @@ const listQuery = z
     status: z.enum(EXECUTION_STATUSES).optional(),
     session_id: z.string().min(1).max(200).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(50),
-    cursor: z.string().regex(/^[A-Za-z0-9_-]{1,512}$/, 'must be a next_cursor returned by this API').optional(),
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,512}$/, 'must be a next_cursor returned by this API')
+      .optional(),
   })
   .strict();
 export const parseListExecutionsQuery = (raw: unknown) => parseOrThrow(listQuery, raw, 'query');

@@ -10,7 +10,15 @@ import { ExecutionsController } from './executions.controller.js';
 @Module({
   imports: [CatalogModule],
   controllers: [ExecutionsController],
-  providers: [...executionInfrastructure, ExecutionWaiters, ExecutionConnections, ExecuteSkill, CancelExecution, ExecutionStream, ExecutionQueries],
+  providers: [
+    ...executionInfrastructure,
+    ExecutionWaiters,
+    ExecutionConnections,
+    ExecuteSkill,
+    CancelExecution,
+    ExecutionStream,
+    ExecutionQueries,
+  ],
   exports: [ExecuteSkill, CancelExecution, ExecutionStream, ExecutionQueries],
 })
 export class ExecutionsModule {}

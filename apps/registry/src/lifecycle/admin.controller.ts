@@ -29,7 +29,11 @@ export class AdminController {
 
   @Post('skills')
   @ApiOperation({ summary: 'Register one package (its path must lie inside a SKILL_PATHS root)' })
-  async register(@Body() body: RegisterSkillBody, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
+  async register(
+    @Body() body: RegisterSkillBody,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const { report, version } = await this.discovery.register(body.path, principal.identity);
     reply.status(report.outcome === 'new' ? 201 : 200);
     return { outcome: report.outcome, message: report.message, version: version ? presentVersion(version) : null };

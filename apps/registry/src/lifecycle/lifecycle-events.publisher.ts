@@ -52,7 +52,15 @@ export class LifecycleEventsPublisher implements OnApplicationShutdown {
       at: new Date().toISOString(),
     };
     try {
-      await this.redis.xadd(lifecycleStream(this.config.QUEUE_PREFIX), 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(published));
+      await this.redis.xadd(
+        lifecycleStream(this.config.QUEUE_PREFIX),
+        'MAXLEN',
+        '~',
+        STREAM_MAX_LENGTH,
+        '*',
+        'event',
+        JSON.stringify(published),
+      );
     } catch (error) {
       this.logger.warn(`lifecycle event ${skill}@${version} ${event.from ?? '∅'}→${event.to} not published: ${(error as Error).message}`);
     }

@@ -69,7 +69,10 @@ export class PromoteSkill {
   }
 
   /** What promotion rests on; `failures` lists what is missing. A forced promotion skips running examples. */
-  async collectEvidence(version: SkillVersionRecord, skipRuns: boolean): Promise<{ failures: string[]; collected: Record<string, unknown> }> {
+  async collectEvidence(
+    version: SkillVersionRecord,
+    skipRuns: boolean,
+  ): Promise<{ failures: string[]; collected: Record<string, unknown> }> {
     const failures: string[] = [];
     const errors = version.validation.filter((issue) => issue.severity === 'error');
     const warnings = version.validation.filter((issue) => issue.severity === 'warning');

@@ -22,14 +22,7 @@ export class SkillNotFound extends DomainError {
 
 export class InvalidTransition extends DomainError {
   readonly code = 'INVALID_TRANSITION';
-  constructor(
-    name: string,
-    version: string,
-    from: string,
-    to: string,
-    allowed: { to: string; via: string }[],
-    why?: string,
-  ) {
+  constructor(name: string, version: string, from: string, to: string, allowed: { to: string; via: string }[], why?: string) {
     super(
       why ??
         `Skill '${name}' ${version} is ${from}; it cannot move to ${to}. Allowed: ${
@@ -43,10 +36,12 @@ export class InvalidTransition extends DomainError {
 export class PromotionEvidenceMissing extends DomainError {
   readonly code = 'PROMOTION_EVIDENCE_FAILED';
   constructor(name: string, version: string, failures: string[], evidence: Record<string, unknown>) {
-    super(
-      `Skill '${name}' ${version} cannot be promoted: ${failures.join('; ')}. Fix the package or force the promotion with a reason.`,
-      { name, version, failures, evidence },
-    );
+    super(`Skill '${name}' ${version} cannot be promoted: ${failures.join('; ')}. Fix the package or force the promotion with a reason.`, {
+      name,
+      version,
+      failures,
+      evidence,
+    });
   }
 }
 

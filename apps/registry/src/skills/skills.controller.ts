@@ -25,7 +25,12 @@ export class SkillsController {
   @ApiQuery({ name: 'domain', required: false, description: 'Only skills of this engineering domain' })
   @ApiQuery({ name: 'agent', required: false, description: 'Only skills owned by this agent' })
   @ApiQuery({ name: 'phase', required: false, type: Number, description: 'Only skills usable at this phase (phase ≤ n, 1–3)' })
-  @ApiQuery({ name: 'status', required: false, enum: SKILL_STATUSES, description: 'Status of the current version (default: all but ARCHIVED)' })
+  @ApiQuery({
+    name: 'status',
+    required: false,
+    enum: SKILL_STATUSES,
+    description: 'Status of the current version (default: all but ARCHIVED)',
+  })
   @ApiQuery({ name: 'tag', required: false, type: [String], description: 'Repeatable; every tag must match' })
   @ApiQuery({ name: 'q', required: false, description: 'Case-insensitive substring of the name or description' })
   @ApiQuery({ name: 'limit', required: false, type: Number, description: 'Page size, 1–100 (default 50)' })

@@ -5,5 +5,10 @@ import { SkillJsonCache } from './skill-json-cache.js';
 import { SkillQueries } from './skill-queries.js';
 import { SkillsController } from './skills.controller.js';
 
-@Module({ imports: [CatalogModule, ToolsModule], controllers: [SkillsController], providers: [SkillJsonCache, SkillQueries], exports: [SkillQueries] })
+@Module({
+  imports: [CatalogModule, ToolsModule],
+  controllers: [SkillsController],
+  providers: [SkillJsonCache, SkillQueries],
+  exports: [SkillQueries],
+})
 export class SkillsModule {}

@@ -44,8 +44,18 @@ export class ToolDirectory implements OnApplicationShutdown {
     return Promise.all(
       required.map(async (ref) => {
         const tool = this.bridge ? await this.bridge.getTool(ref.tool_id).catch(() => null) : null;
-        const reason = tool ? tool.unavailableReason : this.bridge ? 'no configured adapter offers this tool' : 'no tool adapters are configured (TOOL_ADAPTERS)';
-        return { tool_id: ref.tool_id, capability: ref.capability, required: ref.required !== false, available: tool?.available ?? false, reason: tool?.available ? null : reason };
+        const reason = tool
+          ? tool.unavailableReason
+          : this.bridge
+            ? 'no configured adapter offers this tool'
+            : 'no tool adapters are configured (TOOL_ADAPTERS)';
+        return {
+          tool_id: ref.tool_id,
+          capability: ref.capability,
+          required: ref.required !== false,
+          available: tool?.available ?? false,
+          reason: tool?.available ? null : reason,
+        };
       }),
     );
   }

@@ -17,7 +17,10 @@ export class ToolsController {
   async list(@Query() rawQuery: Record<string, unknown>) {
     const parsed = toolsQuery.safeParse(rawQuery ?? {});
     if (!parsed.success) {
-      throw new RequestInvalid('Query is invalid', parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'query', message: issue.message })));
+      throw new RequestInvalid(
+        'Query is invalid',
+        parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'query', message: issue.message })),
+      );
     }
     const { tools, adapters } = await this.directory.list(parsed.data.capability);
     return {
