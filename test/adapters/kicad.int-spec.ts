@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { McpToolError } from '@skill-registry/sdk';
+import type { SkillContext, SkillHandlerClass, SkillLogger } from '@skill-registry/sdk';
 import { McpBridgeClient } from '../../libs/mcp-bridge/src/index.js';
+import { SkillPackageLoader } from '../../libs/skill-loader/src/index.js';
 import { kicadAdapter } from '../../apps/adapters/kicad/src/adapter.js';
 import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
 import { freePort, isolateScratchRoot, startAdapterProcess, startInProcess } from './support.js';
@@ -358,6 +360,66 @@ describe('kicad adapter without kicad-cli', () => {
     } finally {
       await client.close();
       await process.kill();
+    }
+  });
+});
+
+describe('electronics skills on the real adapter', () => {
+  const loader = new SkillPackageLoader({ cacheDir: false });
+  const silent: SkillLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
+  const contextFor = (client: McpBridgeClient): SkillContext => ({
+    mcp: client,
+    logger: silent,
+    executionId: 'kicad-int-spec',
+    sessionId: null,
+    branch: 'main',
+    signal: new AbortController().signal,
+  });
+  const packageDir = (name: string) => new URL(`../../skills/electronics/${name}/`, import.meta.url).pathname;
+
+  async function load(
+    name: string,
+  ): Promise<{ Handler: SkillHandlerClass; examples: { input: Record<string, unknown>; output?: unknown }[] }> {
+    const loaded = await loader.load(packageDir(name));
+    expect(loaded.issues.filter((issue) => issue.severity === 'error')).toEqual([]);
+    expect(loaded.valid).toBe(true);
+    expect(loaded.definition).toMatchObject({
+      version: '0.1.0',
+      phase: 1,
+      agent: 'electronics',
+      idempotent: true,
+      tools_required: [{ tool_id: `kicad.${name}` }],
+    });
+    return { Handler: await loader.loadHandlerClass(packageDir(name), loaded.definition!), examples: loaded.definition!.examples };
+  }
+
+  it.each(['run_erc', 'run_drc', 'export_bom'])(
+    '%s: the loader accepts the package and its declared examples give the declared outputs',
+    async (name) => {
+      const { Handler, examples } = await load(name);
+      expect(examples.length).toBeGreaterThan(0);
+      for (const example of examples) {
+        // As the executor runs a skill: validate the input, check preconditions, execute, validate the output.
+        const input = (Handler.inputSchema as any).parse(example.input);
+        const handler = new Handler(contextFor(bridge));
+        expect(await handler.validatePreconditions(input)).toEqual([]);
+        const output = JSON.parse(JSON.stringify((Handler.outputSchema as any).parse(await handler.execute(input))));
+        expect(example.output).toBeDefined();
+        expect(output).toEqual(example.output);
+      }
+    },
+  );
+
+  it('fails the preconditions when kicad-cli is missing on the adapter', async () => {
+    const client = new McpBridgeClient({ adapters: new Map([['kicad', missing.url]]) });
+    try {
+      const { Handler, examples } = await load('run_erc');
+      const handler = new Handler(contextFor(client));
+      expect(await handler.validatePreconditions((Handler.inputSchema as any).parse(examples[0].input))).toEqual([
+        "tool 'kicad.run_erc' is not available: the kicad adapter is not reachable or kicad-cli is not installed there",
+      ]);
+    } finally {
+      await client.close();
     }
   });
 });
