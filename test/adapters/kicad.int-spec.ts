@@ -1,14 +1,14 @@
 // The kicad adapter with the real kicad-cli (KiCad 9), called through the MCP bridge, on small designs written for
 // the suite (test/fixtures/kicad, described in its README); then the electronics skills on their declared examples.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { McpToolError } from '@skill-registry/sdk';
 import type { SkillContext, SkillHandlerClass, SkillLogger } from '@skill-registry/sdk';
 import { McpBridgeClient } from '../../libs/mcp-bridge/src/index.js';
 import { SkillPackageLoader } from '../../libs/skill-loader/src/index.js';
 import { kicadAdapter } from '../../apps/adapters/kicad/src/adapter.js';
 import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
-import { freePort, isolateScratchRoot, startAdapterProcess, startInProcess } from './support.js';
+import { freePort, isolateScratchRoot, processesUnder, startAdapterProcess, startInProcess, waitUntil } from './support.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/kicad/${name}`, import.meta.url), 'utf8');
 const LED = fixture('led_indicator.kicad_sch');
@@ -18,7 +18,7 @@ const PULLUPS_SHEET = fixture('pullups.kicad_sch');
 const BOARD = fixture('test_board.kicad_pcb');
 const BOARD_DRC_ERROR = fixture('test_board_drc_error.kicad_pcb');
 
-isolateScratchRoot();
+const scratchRoot = isolateScratchRoot();
 let adapter: RunningAdapter;
 let missing: RunningAdapter;
 let bridge: McpBridgeClient;
@@ -153,6 +153,14 @@ describe('kicad.run_erc', () => {
     expect(codeOf(error)).toBe('PROGRAM_FAILED');
     expect(error.message).toContain('kicad-cli could not check the schematic (exit code 3): Failed to load schematic');
     expect((error.details.adapterError as any).error.diagnostics.exit_code).toBe(3);
+  });
+  it('kills kicad-cli at the time limit and removes the scratch directory', async () => {
+    // An ERC run of this schematic takes about 0.3 s; 50 ms is not enough.
+    const error = await failure('kicad.run_erc', { schematic: LED, timeout_seconds: 0.05 });
+    expect(codeOf(error)).toBe('PROGRAM_TIMEOUT');
+    expect(error.message).toMatch(/^Tool 'kicad.run_erc' failed: kicad-cli did not finish within [0-9.]+ s and was killed/);
+    expect(await waitUntil(() => processesUnder(scratchRoot).length === 0, 3_000)).toBe(true);
+    expect(await waitUntil(() => readdirSync(scratchRoot).length === 0, 3_000)).toBe(true);
   });
 });
 
