@@ -124,7 +124,7 @@ export class SkillPackageLoader {
         'files',
         '',
         '',
-        `the package could not be checked: ${describeLoadError(error, packagePath)}`,
+        `the package could not be checked: ${describeLoadError(error, packagePath, this.runtime.mapPosition)}`,
         'Check that the package files are readable.',
       );
     }
@@ -265,7 +265,7 @@ export class SkillPackageLoader {
         category,
         file,
         '',
-        `${file} failed to load: ${describeLoadError(error, packagePath)}`,
+        `${file} failed to load: ${describeLoadError(error, packagePath, this.runtime.mapPosition)}`,
         `Fix the error in ${file} (run "npx tsc --noEmit" for type errors; the loader does not type-check).`,
       );
       return null;

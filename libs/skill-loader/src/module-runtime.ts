@@ -1,7 +1,7 @@
 import type { SkillHandlerClass } from '@skill-registry/sdk';
 import { createJiti, type Jiti, type JitiOptions, type ModuleCache } from 'jiti';
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, SourceMap } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** The SDK functions the loader needs, taken from the SDK copy that skill packages themselves get. */
@@ -23,6 +23,9 @@ export interface ModuleRuntimeOptions {
   transpiler?: 'swc' | 'babel';
 }
 
+/** Maps a position in transpiled code (1-based) back to the package's own source; null when unknown. */
+export type PositionMapper = (file: string, line: number, column: number) => { line: number; column: number } | null;
+
 /** Loads a module of a package by absolute path; every scope is a fresh module graph sharing one SDK. */
 export type ModuleScope = (absolutePath: string) => Record<string, unknown>;
 
@@ -32,31 +35,57 @@ type JitiTransform = NonNullable<JitiOptions['transform']>;
  * TypeScript → CommonJS with SWC (an order of magnitude faster than jiti's bundled Babel, which
  * dominated cold start-up with many packages). Falls back to Babel when @swc/core is unavailable.
  */
-function swcTransform(): JitiTransform | null {
-  let swc: { transformSync(source: string, options: Record<string, unknown>): { code: string } };
+interface Swc {
+  transformSync(source: string, options: Record<string, unknown>): { code: string; map?: string };
+}
+
+function loadSwc(): Swc | null {
   try {
-    swc = createRequire(import.meta.url)('@swc/core');
+    return createRequire(import.meta.url)('@swc/core') as Swc;
   } catch {
     return null;
   }
+}
+
+function swcOptions(filename: string | undefined, sourceMaps: boolean): Record<string, unknown> {
+  const typescript = /\.[cm]?tsx?$/.test(filename ?? '');
+  return {
+    filename,
+    sourceMaps,
+    swcrc: false,
+    configFile: false,
+    jsc: { parser: typescript ? { syntax: 'typescript' } : { syntax: 'ecmascript' }, target: 'es2022' },
+    module: { type: 'commonjs', importInterop: 'swc' },
+  };
+}
+
+/**
+ * TypeScript → CommonJS with SWC (an order of magnitude faster than jiti's bundled Babel, which
+ * dominated cold start-up with many packages).
+ */
+function swcTransform(swc: Swc): JitiTransform {
   return (options) => {
     try {
-      const typescript = options.ts ?? /\.[cm]?tsx?$/.test(options.filename ?? '');
-      const { code } = swc.transformSync(options.source, {
-        filename: options.filename,
-        sourceMaps: 'inline',
-        swcrc: false,
-        configFile: false,
-        jsc: {
-          parser: typescript ? { syntax: 'typescript' } : { syntax: 'ecmascript' },
-          target: 'es2022',
-        },
-        module: { type: 'commonjs', importInterop: 'swc' },
-      });
-      return { code };
+      const forceTs = options.ts && !/\.[cm]?tsx?$/.test(options.filename ?? '') ? `${options.filename ?? 'module'}.ts` : options.filename;
+      return { code: swc.transformSync(options.source, swcOptions(forceTs, false)).code };
     } catch (error) {
       // Like jiti's Babel path: the module throws the syntax error when evaluated, so the loader reports it.
       return { code: `throw new SyntaxError(${JSON.stringify(describeSwcError(error, options.filename))});`, error };
+    }
+  };
+}
+
+/** Re-transpiles the file with a source map (only when an error needs locating) and maps the position back. */
+function swcPositionMapper(swc: Swc): PositionMapper {
+  return (file, line, column) => {
+    try {
+      const { map } = swc.transformSync(readFileSync(file, 'utf8'), swcOptions(file, true));
+      if (!map) return null;
+      const entry = new SourceMap(JSON.parse(map)).findEntry(line - 1, column - 1) as { originalLine?: number; originalColumn?: number };
+      if (entry.originalLine === undefined || entry.originalColumn === undefined) return null;
+      return { line: entry.originalLine + 1, column: entry.originalColumn + 1 };
+    } catch {
+      return null;
     }
   };
 }
@@ -93,6 +122,8 @@ const SCOPE_ENTRY_SOURCE = 'module.exports = function requireInScope(id) { retur
 export class PackageModuleRuntime {
   readonly sdkEntry: string;
   readonly sdk: RuntimeSdk;
+  /** Where a stack frame of transpiled package code really is in the package's file. */
+  readonly mapPosition: PositionMapper;
   private readonly jiti: Jiti;
   private readonly sharedModules: ModuleCache = {};
   private readonly scopeEntryFile: string;
@@ -110,8 +141,10 @@ export class PackageModuleRuntime {
       fsCache: options.transpileCacheDir ?? false,
       interopDefault: true,
     };
-    const transform =
-      (options.transpiler === 'babel' ? null : swcTransform()) ?? createJiti(import.meta.url, { fsCache: false }).options.transform;
+    const swc = options.transpiler === 'babel' ? null : loadSwc();
+    const transform = (swc ? swcTransform(swc) : null) ?? createJiti(import.meta.url, { fsCache: false }).options.transform;
+    // Babel keeps line numbers; SWC does not, so its positions are mapped back through a source map.
+    this.mapPosition = swc ? swcPositionMapper(swc) : (_file, line, column) => ({ line, column });
     if (transform) jitiOptions.transform = (transformOptions) => rewriteTsImports(transform(transformOptions), transformOptions.filename);
     this.jiti = createJiti(import.meta.url, jitiOptions);
     this.sdk = this.loadSdk();
