@@ -18,6 +18,8 @@ const standaloneCode = standaloneCodeModule.default;
 const { _ } = ajvModule;
 
 type Ajv = InstanceType<typeof Ajv2020>;
+
+const MAX_RECENT_VALIDATORS = 256;
 type ValidateFunction = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 const requireForValidators = createRequire(import.meta.url);
@@ -35,6 +37,8 @@ const VALIDATOR_KEY = [
  */
 export class ExampleValidator {
   private readonly ajv: Ajv;
+  /** Validators by schema text, so packages sharing a schema (versions of one skill) compile it once. */
+  private readonly recent = new Map<string, ValidateFunction>();
 
   /** `cacheDir`: where compiled validators are kept; null to compile every time. */
   constructor(private readonly cacheDir: string | null) {
@@ -81,10 +85,19 @@ export class ExampleValidator {
   }
 
   private validatorFor(jsonSchema: Record<string, unknown>): ValidateFunction {
+    const text = JSON.stringify(jsonSchema);
+    let validate = this.recent.get(text);
+    if (!validate) {
+      validate = this.compile(jsonSchema, text);
+      if (this.recent.size >= MAX_RECENT_VALIDATORS) this.recent.delete(this.recent.keys().next().value as string);
+      this.recent.set(text, validate);
+    }
+    return validate;
+  }
+
+  private compile(jsonSchema: Record<string, unknown>, text: string): ValidateFunction {
     const file =
-      this.cacheDir === null
-        ? null
-        : join(this.cacheDir, `${createHash('sha256').update(VALIDATOR_KEY).update(JSON.stringify(jsonSchema)).digest('hex')}.cjs`);
+      this.cacheDir === null ? null : join(this.cacheDir, `${createHash('sha256').update(VALIDATOR_KEY).update(text).digest('hex')}.cjs`);
     if (file !== null) {
       const cached = loadStandalone(file);
       if (cached) return cached;

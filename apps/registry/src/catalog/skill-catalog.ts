@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { decodeCursor, encodeCursor, type SkillStatusName } from '../../../../libs/contracts/src/index.js';
-import { type SkillRecord, type SkillVersionRecord, currentVersion } from './skill-records.js';
+import { type SkillRecord, type SkillVersionRecord, compareVersionKeys, currentVersion } from './skill-records.js';
 import { SkillsRepository } from './skills.repository.js';
 
 export interface SkillListFilter {
@@ -41,7 +41,11 @@ export class SkillCatalog implements OnApplicationShutdown {
   /** Loads everything and subscribes to changes; call once at start. */
   async start(): Promise<void> {
     await this.repository.listenForChanges(
-      (name) => void this.reload(name),
+      (change) => {
+        // Our own writes reload at once; their notifications then find the cache current already.
+        const cached = this.skills.get(change.name)?.versions.find((version) => version.id === change.versionId);
+        if (!cached || cached.lockVersion < change.lockVersion) void this.reload(change.name);
+      },
       () => void this.reloadAll(),
     );
     await this.reloadAll();
@@ -101,6 +105,21 @@ export class SkillCatalog implements OnApplicationShutdown {
       .finally(() => this.pendingReloads.delete(name));
     this.pendingReloads.set(name, run);
     return run;
+  }
+
+  /**
+   * Puts a version this process just wrote (the row the write returned) into the catalog without
+   * reading it back. An older copy (lower optimistic-lock value) never replaces a newer one.
+   */
+  applyVersion(version: SkillVersionRecord): void {
+    if (this.stopped) return;
+    const existing = this.skills.get(version.name);
+    const cached = existing?.versions.find((candidate) => candidate.id === version.id);
+    if (cached && cached.lockVersion > version.lockVersion) return;
+    const versions = (existing?.versions ?? []).filter((candidate) => candidate.id !== version.id);
+    versions.push(version);
+    versions.sort((a, b) => compareVersionKeys(b.versionKey, a.versionKey));
+    this.apply(version.name, { name: version.name, versions });
   }
 
   get(name: string): SkillRecord | undefined {

@@ -15,6 +15,13 @@ export const PRISMA = Symbol('PRISMA');
 type Tx = Prisma.TransactionClient;
 type VersionRow = SkillVersion & { skill: { name: string } };
 
+/** What a change notification says: which version reached which optimistic-lock value. */
+export interface SkillChange {
+  name: string;
+  versionId: string;
+  lockVersion: number;
+}
+
 /** Changes applied to a version together with a lifecycle move. */
 export interface VersionPatch {
   statusReason?: string | null;
@@ -56,25 +63,48 @@ export class SkillsRepository implements OnModuleDestroy {
     return row ? toRecord(row) : null;
   }
 
-  /** Inserts a version and its creation event; returns null when another process inserted it first. */
+  /**
+   * Inserts a version and its creation event, and announces the change, in ONE statement (discovery
+   * of thousands of packages at start-up depends on it); returns null when another process inserted
+   * the same version first.
+   */
   async createVersion(version: NewSkillVersion, event: NewLifecycleEvent): Promise<SkillVersionRecord | null> {
+    const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
     try {
-      return await this.prisma.$transaction(async (tx) => {
-        const skill = await tx.skill.upsert({ where: { name: version.name }, create: { name: version.name }, update: {} });
-        const row = await tx.skillVersion.create({
-          data: {
-            ...(toColumns(version) as Omit<Prisma.SkillVersionUncheckedCreateInput, 'skillId' | 'statusChangedAt'>),
-            skillId: skill.id,
-            statusChangedAt: new Date(),
-          },
-          include: { skill: { select: { name: true } } },
-        });
-        await appendEvent(tx, row.id, event);
-        await notify(tx, version.name);
-        return toRecord(row);
-      });
+      const rows = await this.prisma.$queryRaw<RawVersionRow[]>`
+        WITH skill AS (
+          INSERT INTO skills (id, name, updated_at) VALUES (gen_random_uuid(), ${version.name}, now())
+          ON CONFLICT (name) DO UPDATE SET updated_at = skills.updated_at
+          RETURNING id
+        ), inserted AS (
+          INSERT INTO skill_versions (
+            id, skill_id, version, version_major, version_minor, version_patch, version_prerelease, domain, agent,
+            description, phase, tools_required, input_schema_ref, output_schema_ref, input_schema, output_schema,
+            timeout_seconds, retries, idempotent, tags, examples, read_only, package_path, content_hash, validation,
+            status, status_reason, status_changed_at, updated_at)
+          SELECT gen_random_uuid(), skill.id, ${version.version}, ${version.versionKey[0]}, ${version.versionKey[1]},
+            ${version.versionKey[2]}, ${version.versionKey[3]}, ${version.domain}, ${version.agent}, ${version.description},
+            ${version.phase}, ${JSON.stringify(version.toolsRequired)}::jsonb, ${version.inputSchemaRef}, ${version.outputSchemaRef},
+            ${jsonOrNull(version.inputSchema)}::jsonb, ${jsonOrNull(version.outputSchema)}::jsonb, ${version.timeoutSeconds},
+            ${version.retries}, ${version.idempotent}, ${version.tags}::text[], ${JSON.stringify(version.examples)}::jsonb,
+            ${version.readOnly}, ${version.packagePath}, ${version.contentHash}, ${JSON.stringify(version.validation)}::jsonb,
+            ${version.status}::"SkillStatus", ${version.statusReason}, now(), now()
+          FROM skill
+          RETURNING *
+        ), event AS (
+          INSERT INTO lifecycle_events (skill_version_id, from_status, to_status, actor, reason, forced, evidence)
+          SELECT inserted.id, ${event.from}::"SkillStatus", ${event.to}::"SkillStatus", ${event.actor}, ${event.reason},
+            ${event.forced ?? false}, ${JSON.stringify(event.evidence ?? {})}::jsonb
+          FROM inserted
+          RETURNING id
+        )
+        SELECT inserted.*,
+          pg_notify(${SKILL_CHANGES_CHANNEL}, json_build_object('name', ${version.name}::text, 'versionId', inserted.id, 'lockVersion', inserted.lock_version)::text)::text AS notified
+        FROM inserted, event`;
+      const row = rows[0];
+      return row ? rawToRecord(row, version.name) : null;
     } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return null;
+      if (isUniqueViolation(error)) return null;
       throw error;
     }
   }
@@ -107,7 +137,7 @@ export class SkillsRepository implements OnModuleDestroy {
       });
       if (count === 0) return null;
       if (event) await appendEvent(tx, current.id, event);
-      await notify(tx, current.name);
+      await notify(tx, { name: current.name, versionId: current.id, lockVersion: current.lockVersion + 1 });
       const row = await tx.skillVersion.findUniqueOrThrow({
         where: { id: current.id },
         include: { skill: { select: { name: true } } },
@@ -140,11 +170,12 @@ export class SkillsRepository implements OnModuleDestroy {
   }
 
   /** Calls `onChange(name)` for every change announced by any replica; reconnects if the link drops. */
-  async listenForChanges(onChange: (name: string) => void, onReconnect: () => void): Promise<void> {
+  async listenForChanges(onChange: (change: SkillChange) => void, onReconnect: () => void): Promise<void> {
     const connect = async (): Promise<void> => {
       const client = new pg.Client({ connectionString: this.config.DATABASE_URL });
       client.on('notification', (message) => {
-        if (message.channel === SKILL_CHANGES_CHANNEL && message.payload) onChange(message.payload);
+        const change = message.channel === SKILL_CHANGES_CHANNEL && message.payload ? parseChange(message.payload) : null;
+        if (change) onChange(change);
       });
       client.on('error', () => {
         if (this.listener !== client) return;
@@ -186,8 +217,18 @@ async function appendEvent(tx: Tx, skillVersionId: string, event: NewLifecycleEv
   });
 }
 
-async function notify(tx: Tx, name: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_notify(${SKILL_CHANGES_CHANNEL}, ${name})`;
+async function notify(tx: Tx, change: SkillChange): Promise<void> {
+  await tx.$executeRaw`SELECT pg_notify(${SKILL_CHANGES_CHANNEL}, ${JSON.stringify(change)})`;
+}
+
+function parseChange(payload: string): SkillChange | null {
+  try {
+    const change = JSON.parse(payload) as Partial<SkillChange>;
+    if (typeof change.name !== 'string') return null;
+    return { name: change.name, versionId: String(change.versionId ?? ''), lockVersion: Number(change.lockVersion ?? -1) };
+  } catch {
+    return null;
+  }
 }
 
 function toColumns(version: Partial<NewSkillVersion>) {
@@ -223,6 +264,58 @@ function toColumns(version: Partial<NewSkillVersion>) {
     ...(version.status !== undefined ? { status: version.status } : {}),
     ...(version.statusReason !== undefined ? { statusReason: version.statusReason } : {}),
   };
+}
+
+/** A skill_versions row as raw SQL returns it (snake_case columns). */
+type RawVersionRow = Record<string, unknown>;
+
+function rawToRecord(row: RawVersionRow, name: string): SkillVersionRecord {
+  return toRecord({
+    id: row.id,
+    skill: { name },
+    skillId: row.skill_id,
+    version: row.version,
+    versionMajor: row.version_major,
+    versionMinor: row.version_minor,
+    versionPatch: row.version_patch,
+    versionPrerelease: row.version_prerelease,
+    domain: row.domain,
+    agent: row.agent,
+    description: row.description,
+    phase: row.phase,
+    toolsRequired: row.tools_required,
+    inputSchemaRef: row.input_schema_ref,
+    outputSchemaRef: row.output_schema_ref,
+    inputSchema: row.input_schema,
+    outputSchema: row.output_schema,
+    timeoutSeconds: row.timeout_seconds,
+    retries: row.retries,
+    idempotent: row.idempotent,
+    tags: row.tags,
+    examples: row.examples,
+    readOnly: row.read_only,
+    packagePath: row.package_path,
+    contentHash: row.content_hash,
+    validation: row.validation,
+    status: row.status,
+    statusReason: row.status_reason,
+    statusChangedAt: new Date(row.status_changed_at as string),
+    deprecationReason: row.deprecation_reason,
+    deprecationSuccessor: row.deprecation_successor,
+    deprecationSunset: row.deprecation_sunset ? new Date(row.deprecation_sunset as string) : null,
+    deprecatedAt: row.deprecated_at ? new Date(row.deprecated_at as string) : null,
+    lockVersion: row.lock_version,
+    createdAt: new Date(row.created_at as string),
+    updatedAt: new Date(row.updated_at as string),
+  } as unknown as VersionRow);
+}
+
+/** A unique-constraint violation, whether Prisma reports it as such (P2002) or from raw SQL (P2010 / 23505). */
+function isUniqueViolation(error: unknown): boolean {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return String((error as Error)?.message ?? '').includes('23505');
+  if (error.code === 'P2002') return true;
+  const meta = JSON.stringify(error.meta ?? {});
+  return meta.includes('23505') || /unique/i.test(error.message);
 }
 
 function toRecord(row: VersionRow): SkillVersionRecord {

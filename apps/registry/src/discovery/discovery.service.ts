@@ -41,7 +41,9 @@ const LOAD_CONCURRENCY = 4;
 @Injectable()
 export class DiscoveryService {
   private readonly logger = new Logger(DiscoveryService.name);
-  private readonly loader = new SkillPackageLoader();
+  // No on-disk transpile cache: unchanged packages are never loaded again (content-hash fast path), and
+  // writing thousands of cache files cost more at a cold start than SWC spends transpiling.
+  private readonly loader = new SkillPackageLoader({ cacheDir: false });
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -139,8 +141,10 @@ export class DiscoveryService {
           evidence: { content_hash: snapshot.contentHash, errors, warnings },
         };
         const created = await this.repository.createVersion(snapshot, creation);
-        await this.catalog.reload(snapshot.name);
-        if (created) await this.events.publish(created.name, created.version, creation);
+        if (created) {
+          this.catalog.applyVersion(created);
+          await this.events.publish(created.name, created.version, creation);
+        } else await this.catalog.reload(snapshot.name);
         if (!created) return { ...base, outcome: 'unchanged', status: null, message: 'registered concurrently by another process' };
         return { ...base, outcome: 'new', status: created.status, message: snapshot.statusReason };
       }
@@ -204,7 +208,7 @@ export class DiscoveryService {
       if (current.status !== 'DRAFT') break;
       const updated = await this.repository.updateVersion(current, 'DRAFT', { content, statusReason }, null);
       if (updated) {
-        await this.catalog.reload(updated.name);
+        this.catalog.applyVersion(updated);
         return updated;
       }
     }

@@ -49,7 +49,7 @@ export class LifecycleService {
       };
       const updated = await this.repository.updateVersion(current, request.to, request.patch ?? {}, event);
       if (updated) {
-        await this.catalog.reload(updated.name);
+        this.catalog.applyVersion(updated);
         await this.events.publish(updated.name, updated.version, event);
         return updated;
       }

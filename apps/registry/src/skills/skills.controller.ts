@@ -8,7 +8,7 @@ import { parseListSkillsQuery } from './skills.dto.js';
 import { SkillJsonCache } from './skill-json-cache.js';
 import { SkillQueries } from './skill-queries.js';
 import { ToolDirectory } from '../tools/tool-directory.js';
-import { presentEvent, presentSkill, presentVersion } from './skill.presenter.js';
+import { presentEvent, presentVersion } from './skill.presenter.js';
 
 @ApiTags('skills')
 @Controller('v1/skills')
@@ -65,8 +65,9 @@ export class SkillsController {
     setDeprecationHeaders(reply, [current]);
     reply.type('application/json; charset=utf-8');
     if (current.toolsRequired.length === 0) return this.json.skill(skill);
-    // Tool availability changes by the second: this part is never cached.
-    return JSON.stringify({ ...presentSkill(skill, current), tools_status: await this.tools.statusOf(current.toolsRequired) });
+    // Tool availability changes by the second: it is appended to the cached body, never cached itself.
+    const cached = this.json.skill(skill);
+    return `${cached.slice(0, -1)},"tools_status":${JSON.stringify(await this.tools.statusOf(current.toolsRequired))}}`;
   }
 
   @Get(':name/versions')
