@@ -144,10 +144,18 @@ describe('Phase-1 catalog with real tool adapters', () => {
     expect(['TOOL_ERROR', 'TOOL_TIMEOUT']).toContain(final.error.code);
     expect(await attemptsRecorded(marker)).toBe(1);
 
-    const again = await call(registry.baseUrl, 'POST', '/v1/skills/tool_sim_once/executions?wait=60', {
-      body: { input: { marker: path.join(markers, 'after-restart'), stop_s: 0.05 } },
-    });
+    // The same registry and executor use the restarted adapter as soon as their bridges see it again
+    // (an unreachable adapter is probed again within a second).
+    let again: { body: any } = { body: null };
+    await eventually(async () => {
+      again = await call(registry.baseUrl, 'POST', '/v1/skills/tool_sim_once/executions?wait=60', {
+        body: { input: { marker: path.join(markers, `after-restart-${Date.now()}`), stop_s: 0.05 } },
+      });
+      return again.body.status === 'SUCCEEDED';
+    }, 15_000);
     expect(again.body).toMatchObject({ status: 'SUCCEEDED', output: { attempt: 1 } });
+    const tools = (await call(registry.baseUrl, 'GET', '/v1/tools?capability=circuit_simulation')).body.items;
+    expect(tools).toEqual([expect.objectContaining({ tool_id: 'spice.simulate', available: true })]);
   }, 120_000);
 
   it('an adapter killed mid-call is retried for an idempotent skill, which then completes', async () => {
