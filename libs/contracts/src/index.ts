@@ -1,3 +1,4 @@
 export * from './cursor.js';
 export * from './lifecycle.js';
 export * from './json-schema-validator.js';
+export * from './environment.js';

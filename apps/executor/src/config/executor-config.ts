@@ -1,23 +1,13 @@
 import { z } from 'zod';
+import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
 import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
 
-const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 export const executorConfigSchema = z.object({
-  DATABASE_URL: z
-    .string()
-    .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL')
-    .default('postgresql://postgres@127.0.0.1:5432/skill_registry'),
-  REDIS_URL: z
-    .string()
-    .refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), 'must be a redis:// URL')
-    .default('redis://127.0.0.1:6379'),
-  /** Prefix of every Redis key (queue, event streams, channels); one per deployment or test. */
-  QUEUE_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
-    .default('skill-registry'),
+  DATABASE_URL: sharedEnvironment.DATABASE_URL,
+  REDIS_URL: sharedEnvironment.REDIS_URL,
+  QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
   EXECUTOR_CONCURRENCY: positiveInt(1, 256).default(4),
   /** On SIGTERM: how long running executions may take to finish before the process exits. */
   SHUTDOWN_GRACE_SECONDS: positiveInt(0, 3600).default(30),
@@ -33,31 +23,13 @@ export const executorConfigSchema = z.object({
   /** Old-generation heap limit of each sandbox thread. */
   SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
   /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */
-  TOOL_ADAPTERS: z
-    .string()
-    .default('')
-    .superRefine((raw, ctx) => {
-      try {
-        parseToolAdapters(raw);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
+  TOOL_ADAPTERS: checkedList(parseToolAdapters),
   /** Tool ids switched off by feature flag (calls fail as PRECONDITION_FAILED "disabled"). */
-  TOOLS_DISABLED: z
-    .string()
-    .default('')
-    .superRefine((raw, ctx) => {
-      try {
-        parseDisabledTools(raw);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
+  TOOLS_DISABLED: checkedList(parseDisabledTools),
   HOST: z.string().min(1).default('127.0.0.1'),
   /** Health endpoint of the executor (GET /healthz, /readyz). */
-  EXECUTOR_PORT: port.default(3100),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  EXECUTOR_PORT: portVariable.default(3100),
+  LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
 });
 
 export type ExecutorConfig = z.output<typeof executorConfigSchema>;

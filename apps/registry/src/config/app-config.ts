@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
 import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
 
 /** A bearer token and the identity it acts as. */
@@ -34,18 +35,12 @@ function tokenList(role: 'admin' | 'agent') {
     });
 }
 
-const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL');
-const redisUrl = z.string().refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), 'must be a redis:// URL');
-const port = z.coerce.number().int().min(0).max(65535);
+const port = portVariable;
 
 export const configSchema = z.object({
-  DATABASE_URL: postgresUrl.default('postgresql://postgres@127.0.0.1:5432/skill_registry'),
-  REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
-  /** Prefix of every Redis key (queue, event streams, channels); the executor must use the same. */
-  QUEUE_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
-    .default('skill-registry'),
+  DATABASE_URL: sharedEnvironment.DATABASE_URL,
+  REDIS_URL: sharedEnvironment.REDIS_URL,
+  QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: port.default(3000),
   /** gRPC port (0 picks a free one); unset: 50051, or a free port when PORT is 0 (see grpcPortOf). */
@@ -62,28 +57,10 @@ export const configSchema = z.object({
     .refine((roots) => roots.length > 0, 'must name at least one directory'),
   ADMIN_TOKENS: tokenList('admin'),
   AGENT_TOKENS: tokenList('agent'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
   /** Tool adapters (`adapter=url`, comma-separated), so GET /v1/tools and skill views show availability. */
-  TOOL_ADAPTERS: z
-    .string()
-    .default('')
-    .superRefine((raw, ctx) => {
-      try {
-        parseToolAdapters(raw);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
-  TOOLS_DISABLED: z
-    .string()
-    .default('')
-    .superRefine((raw, ctx) => {
-      try {
-        parseDisabledTools(raw);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    }),
+  TOOL_ADAPTERS: checkedList(parseToolAdapters),
+  TOOLS_DISABLED: checkedList(parseDisabledTools),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
   BENCH_BASELINE_ROUTE: z
