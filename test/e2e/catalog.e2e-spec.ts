@@ -175,6 +175,21 @@ describe('Phase-1 catalog with real tool adapters', () => {
     expect(events.filter((e) => e.type === 'tool_invoked').length).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
+  it('a tool call that outlives its timeout fails with TOOL_TIMEOUT (not retried: the skill is not idempotent)', async () => {
+    await activate(registry.baseUrl, ['tool_sim_timeout']);
+    const { body } = await call(registry.baseUrl, 'POST', '/v1/skills/tool_sim_timeout/executions?wait=30', {
+      body: { input: { marker: path.join(markers, 'timeout'), stop_s: 3 } },
+    });
+    expect(body).toMatchObject({ status: 'FAILED', attempts: 1, error: { code: 'TOOL_TIMEOUT' } });
+    expect(body.error.message).toContain('spice.simulate');
+    const events = await readSse(registry.baseUrl, body.id);
+    expect(events.find((e) => e.type === 'tool_completed')?.data).toMatchObject({
+      tool_id: 'spice.simulate',
+      ok: false,
+      error: { code: 'TOOL_TIMEOUT' },
+    });
+  }, 60_000);
+
   async function restartAdapter(name: string): Promise<void> {
     const adapter = adapters.get(name)!;
     await adapter.process.kill();

@@ -1,0 +1,136 @@
+import pg from 'pg';
+import { ExecutionsRepository } from '../../libs/executions/src/index.js';
+import { createPrismaClient, type PrismaClient } from '../../libs/database/src/index.js';
+import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
+import type { NewSkillVersion } from '../../apps/registry/src/catalog/skill-records.js';
+import { loadConfig } from '../../apps/registry/src/config/app-config.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+function newVersion(name: string, version = '1.0.0'): NewSkillVersion {
+  return {
+    name,
+    version,
+    versionKey: [1, 0, 0, ''],
+    domain: 'demo',
+    agent: 'demo',
+    description: 'A skill for repository tests.',
+    phase: 1,
+    toolsRequired: [],
+    inputSchemaRef: 'schema.In',
+    outputSchemaRef: 'schema.Out',
+    inputSchema: { type: 'object' },
+    outputSchema: { type: 'object' },
+    timeoutSeconds: 10,
+    retries: 0,
+    idempotent: true,
+    tags: ['a', 'b'],
+    examples: [],
+    readOnly: false,
+    packagePath: `/skills/demo/${name}`,
+    contentHash: 'sha256:' + '0'.repeat(64),
+    validation: [],
+    status: 'REGISTERED',
+    statusReason: 'validation passed',
+  };
+}
+
+const creation = { from: null, to: 'REGISTERED' as const, actor: 'test', reason: 'created' };
+
+describe('repositories against the real Postgres', () => {
+  let db: TestDatabase;
+  let prisma: PrismaClient;
+  let pool: pg.Pool;
+  let skills: SkillsRepository;
+  let executions: ExecutionsRepository;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('repositories');
+    prisma = createPrismaClient(db.url, 4);
+    pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    skills = new SkillsRepository(prisma, loadConfig({ DATABASE_URL: db.url }));
+    executions = new ExecutionsRepository(pool);
+  });
+
+  afterAll(async () => {
+    await skills?.onModuleDestroy();
+    await prisma?.$disconnect();
+    await pool?.end();
+    await db?.drop();
+  });
+
+  it('creates a version with its creation event, and refuses the same version twice without throwing', async () => {
+    const created = await skills.createVersion(newVersion('alpha'), creation);
+    expect(created).toMatchObject({ name: 'alpha', version: '1.0.0', status: 'REGISTERED', lockVersion: 0, tags: ['a', 'b'] });
+    expect(await skills.createVersion(newVersion('alpha'), creation)).toBeNull();
+    const history = await skills.history('alpha');
+    expect(history.map((event) => [event.from, event.to, event.actor])).toEqual([[null, 'REGISTERED', 'test']]);
+  });
+
+  it('applies a move only at the expected optimistic-lock value', async () => {
+    const current = (await skills.findVersion('alpha', '1.0.0'))!;
+    const move = { from: 'REGISTERED' as const, to: 'ACTIVE' as const, actor: 'test', reason: 'promote' };
+    const [first, second] = await Promise.all([
+      skills.updateVersion(current, 'ACTIVE', {}, move),
+      skills.updateVersion(current, 'ACTIVE', {}, move),
+    ]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    const after = (await skills.findVersion('alpha', '1.0.0'))!;
+    expect(after).toMatchObject({ status: 'ACTIVE', lockVersion: 1 });
+    expect((await skills.history('alpha')).map((event) => event.to)).toEqual(['REGISTERED', 'ACTIVE']);
+  });
+
+  it('announces every change with the version and lock value reached', async () => {
+    const changes: unknown[] = [];
+    await skills.listenForChanges(
+      (change) => changes.push(change),
+      () => undefined,
+    );
+    const created = (await skills.createVersion(newVersion('beta'), creation))!;
+    await skills.updateVersion(created, 'ACTIVE', {}, { from: 'REGISTERED', to: 'ACTIVE', actor: 'test', reason: null });
+    const deadline = Date.now() + 5000;
+    while (changes.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(changes).toEqual([
+      { name: 'beta', versionId: created.id, lockVersion: 0 },
+      { name: 'beta', versionId: created.id, lockVersion: 1 },
+    ]);
+  });
+
+  it('keeps executions: idempotency keys per caller, one attempt at a time, one terminal state', async () => {
+    const version = (await skills.findVersion('alpha', '1.0.0'))!;
+    const request = {
+      skillVersionId: version.id,
+      skillName: 'alpha',
+      version: '1.0.0',
+      purpose: 'call' as const,
+      input: { x: 1 },
+      maxAttempts: 2,
+      warnings: [],
+      sessionId: 's1',
+      caller: 'bot',
+      idempotencyKey: 'k1',
+      requestHash: 'h1',
+    };
+    const first = await executions.create(request);
+    const again = await executions.create(request);
+    const otherCaller = await executions.create({ ...request, caller: 'other' });
+    expect(first.created).toBe(true);
+    expect(again).toMatchObject({ created: false, record: { id: first.record.id } });
+    expect(otherCaller.created).toBe(true);
+
+    const attempt = await executions.startAttempt(first.record.id);
+    expect(attempt).toMatchObject({ status: 'RUNNING', attempts: 1, attemptRunning: true });
+    // A second pickup while the attempt is marked running is refused: that is how a lost worker shows.
+    expect(await executions.startAttempt(first.record.id)).toBeNull();
+    expect(await executions.finish(first.record.id, 'SUCCEEDED', { output: { y: 2 } })).toMatchObject({
+      status: 'SUCCEEDED',
+      output: { y: 2 },
+    });
+    expect(
+      await executions.finish(first.record.id, 'FAILED', { error: { code: 'HANDLER_ERROR', message: 'late', details: {} } }),
+    ).toBeNull();
+    expect(await executions.requestCancel(first.record.id)).toBeNull();
+    expect((await executions.findById(first.record.id))!.status).toBe('SUCCEEDED');
+    const usage = await executions.usage('alpha');
+    expect(usage[0]!.windows['7d']).toEqual({ executions: 2, callers: 2, sessions: 1 });
+  });
+});
