@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
+import { VERSION_COLUMNS, toExecutionRecord, toVersion } from './execution-rows.js';
 
 /** What the executor needs of the skill version an execution runs. */
 export interface ExecutableVersion {
@@ -80,17 +81,17 @@ export class ExecutionsRepository {
         execution.requestHash,
       ],
     );
-    if (inserted.rows[0]) return { record: toRecord(inserted.rows[0]), created: true };
+    if (inserted.rows[0]) return { record: toExecutionRecord(inserted.rows[0]), created: true };
     const existing = await this.pool.query(`SELECT * FROM executions WHERE caller = $1 AND idempotency_key = $2`, [
       execution.caller,
       execution.idempotencyKey,
     ]);
-    return { record: toRecord(existing.rows[0]), created: false };
+    return { record: toExecutionRecord(existing.rows[0]), created: false };
   }
 
   async findById(id: string): Promise<ExecutionRecord | null> {
     const result = await this.pool.query(`SELECT * FROM executions WHERE id = $1`, [id]);
-    return result.rows[0] ? toRecord(result.rows[0]) : null;
+    return result.rows[0] ? toExecutionRecord(result.rows[0]) : null;
   }
 
   /** The execution and the version it runs, for the executor. */
@@ -100,7 +101,7 @@ export class ExecutionsRepository {
       [id],
     );
     const row = result.rows[0];
-    return row ? { execution: toRecord(row), version: toVersion(row) } : null;
+    return row ? { execution: toExecutionRecord(row), version: toVersion(row) } : null;
   }
 
   async list(filter: ExecutionListFilter): Promise<ExecutionRecord[]> {
@@ -123,7 +124,7 @@ export class ExecutionsRepository {
         ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
       params,
     );
-    return result.rows.map(toRecord);
+    return result.rows.map(toExecutionRecord);
   }
 
   /** The executable view of a skill version (content is immutable once published, so callers may cache it). */
@@ -149,7 +150,7 @@ export class ExecutionsRepository {
         RETURNING *`,
       [id],
     );
-    return result.rows[0] ? toRecord(result.rows[0]) : null;
+    return result.rows[0] ? toExecutionRecord(result.rows[0]) : null;
   }
 
   /** Ends a failed attempt that will be retried: back to QUEUED with the last error. */
@@ -169,7 +170,7 @@ export class ExecutionsRepository {
         WHERE id = $1 AND attempt_running AND status NOT IN ${TERMINAL} RETURNING *`,
       [id, JSON.stringify(error)],
     );
-    return result.rows[0] ? toRecord(result.rows[0]) : null;
+    return result.rows[0] ? toExecutionRecord(result.rows[0]) : null;
   }
 
   /** Moves to a terminal state unless it already is in one; returns the final record if this call decided it. */
@@ -191,7 +192,7 @@ export class ExecutionsRepository {
         result.error ? JSON.stringify(result.error) : null,
       ],
     );
-    return updated.rows[0] ? toRecord(updated.rows[0]) : null;
+    return updated.rows[0] ? toExecutionRecord(updated.rows[0]) : null;
   }
 
   async heartbeat(ids: string[]): Promise<void> {
@@ -217,7 +218,7 @@ export class ExecutionsRepository {
         ORDER BY heartbeat_at LIMIT $2`,
       [heartbeatOlderThanMs, limit],
     );
-    return result.rows.map(toRecord);
+    return result.rows.map(toExecutionRecord);
   }
 
   /** QUEUED executions older than `olderThanMs` (candidates for re-enqueueing if their job is gone). */
@@ -227,7 +228,7 @@ export class ExecutionsRepository {
         ORDER BY created_at LIMIT $2`,
       [olderThanMs, limit],
     );
-    return result.rows.map(toRecord);
+    return result.rows.map(toExecutionRecord);
   }
 
   /** Per version: executions, distinct callers and sessions in the last 7/30/90 days, and the last call. */
@@ -268,59 +269,4 @@ export class ExecutionsRepository {
     );
     return new Map(result.rows.map((row) => [row.version as string, row.last as Date]));
   }
-}
-
-const VERSION_COLUMNS = `v.package_path AS v_package_path, v.status AS v_status, v.timeout_seconds AS v_timeout_seconds,
-  v.retries AS v_retries, v.idempotent AS v_idempotent, v.input_schema AS v_input_schema, v.output_schema AS v_output_schema,
-  v.input_schema_ref AS v_input_schema_ref, v.output_schema_ref AS v_output_schema_ref, v.tools_required AS v_tools_required,
-  v.content_hash AS v_content_hash`;
-
-function toVersion(row: ExecutionRow): ExecutableVersion {
-  return {
-    packagePath: row.v_package_path as string,
-    name: row.skill_name as string,
-    version: row.version as string,
-    status: row.v_status as string,
-    timeoutSeconds: row.v_timeout_seconds as number,
-    retries: row.v_retries as number,
-    idempotent: row.v_idempotent as boolean,
-    inputSchema: row.v_input_schema as Record<string, unknown> | null,
-    outputSchema: row.v_output_schema as Record<string, unknown> | null,
-    inputSchemaRef: row.v_input_schema_ref as string,
-    outputSchemaRef: row.v_output_schema_ref as string,
-    toolsRequired: row.v_tools_required as ExecutableVersion['toolsRequired'],
-    contentHash: row.v_content_hash as string,
-  };
-}
-
-interface ExecutionRow {
-  [column: string]: unknown;
-}
-
-function toRecord(row: ExecutionRow): ExecutionRecord {
-  return {
-    id: row.id as string,
-    skillVersionId: row.skill_version_id as string,
-    skillName: row.skill_name as string,
-    version: row.version as string,
-    purpose: row.purpose as ExecutionPurpose,
-    status: row.status as ExecutionStatus,
-    input: row.input as Record<string, unknown>,
-    output: (row.output as Record<string, unknown> | null) ?? null,
-    error: (row.error as ExecutionError | null) ?? null,
-    attempts: row.attempts as number,
-    maxAttempts: row.max_attempts as number,
-    attemptRunning: row.attempt_running as boolean,
-    warnings: (row.warnings as string[]) ?? [],
-    sessionId: (row.session_id as string | null) ?? null,
-    caller: row.caller as string,
-    idempotencyKey: (row.idempotency_key as string | null) ?? null,
-    requestHash: (row.request_hash as string | null) ?? null,
-    cancelRequestedAt: (row.cancel_requested_at as Date | null) ?? null,
-    heartbeatAt: (row.heartbeat_at as Date | null) ?? null,
-    createdAt: row.created_at as Date,
-    startedAt: (row.started_at as Date | null) ?? null,
-    finishedAt: (row.finished_at as Date | null) ?? null,
-    durationMs: (row.duration_ms as number | null) ?? null,
-  };
 }
