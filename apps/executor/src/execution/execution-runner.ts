@@ -15,7 +15,7 @@ import {
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
-import { withToolEvents } from './tool-events.js';
+import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '../../../../libs/mcp-bridge/src/index.js';
 
 export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
 
@@ -172,7 +172,13 @@ export class ExecutionRunner {
           },
         };
       }
-      const bridge = withToolEvents(this.bridge, (event) => void this.emit(execution.id, event));
+      // The bridge library's per-execution view reports every tool call; here they become execution events.
+      const bridge = new ExecutionBridgeView(
+        this.bridge,
+        (call) => void this.emit(execution.id, toolEventOf(call)),
+        { skillName: version.name },
+        silentLogger,
+      );
       const outcome = await this.sandbox.run(
         {
           executionId: execution.id,
@@ -256,4 +262,16 @@ export class ExecutionRunner {
 
 function now(): string {
   return new Date().toISOString();
+}
+
+function toolEventOf(call: ToolCallEvent): ExecutionEvent {
+  if (call.type === 'tool_invoked') return { type: 'tool_invoked', at: call.at, tool_id: call.toolId };
+  return {
+    type: 'tool_completed',
+    at: call.at,
+    tool_id: call.toolId,
+    duration_ms: Math.round(call.durationMs ?? 0),
+    ok: call.ok ?? false,
+    ...(call.error ? { error: call.error } : {}),
+  };
 }
