@@ -1,10 +1,12 @@
 // bench/executor: a no-op skill end to end (REST → queue → worker → result) against raw BullMQ
 // add+process of a no-op job at the same concurrency, in one run. Usage: npm run bench:executor
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { ADMIN_TOKEN, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
+import { httpClient } from '../support/http-client.mjs';
+import { writeSkill } from './skill-fixture.mjs';
 import { rssMb, startExecutorProcess } from '../support/executor-process.mjs';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -17,48 +19,6 @@ const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
-
-async function writeSkill(root, name, body, timeoutSeconds) {
-  const dir = path.join(root, 'bench', name);
-  await mkdir(dir, { recursive: true });
-  const definition = {
-    name,
-    version: '1.0.0',
-    domain: 'bench',
-    agent: 'bench',
-    description: `Benchmark skill ${name}.`,
-    phase: 1,
-    tools_required: [],
-    input_schema: 'schema.NoopInput',
-    output_schema: 'schema.NoopOutput',
-    timeout_seconds: timeoutSeconds,
-    retries: 0,
-    idempotent: true,
-    tags: ['bench'],
-    examples: [{ input: { n: 1 }, output: { n: 1 } }],
-  };
-  await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
-  await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${definition.description}\n---\n`);
-  await writeFile(
-    path.join(dir, 'schema.ts'),
-    `import { z } from '@skill-registry/sdk';
-export const NoopInput = z.object({ n: z.number().int().describe('Any number') });
-export const NoopOutput = z.object({ n: z.number().int().describe('The same number') });
-`,
-  );
-  await writeFile(
-    path.join(dir, 'handler.ts'),
-    `import { SkillBase } from '@skill-registry/sdk';
-import { NoopInput, NoopOutput } from './schema.js';
-export class Handler extends SkillBase<typeof NoopInput, typeof NoopOutput> {
-  static readonly inputSchema = NoopInput;
-  static readonly outputSchema = NoopOutput;
-  async execute(input: { n: number }) { ${body} }
-}
-`,
-  );
-  await writeFile(path.join(dir, 'handler.spec.ts'), '// benchmark package\n');
-}
 
 /** Closed loop: `clients` callers each run `task` until `total` tasks have been started. */
 async function closedLoop(total, clients, task) {
@@ -100,15 +60,11 @@ async function rawBullmq() {
   return result;
 }
 
-async function execute(url, skill, n) {
-  const response = await fetch(`${url}/v1/skills/${skill}/executions?wait=30`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ input: { n } }),
-  });
-  const body = await response.json();
-  if (response.status !== 200 || (body.status !== 'SUCCEEDED' && skill === 'bench_noop'))
-    throw new Error(`execution: ${response.status} ${JSON.stringify(body)}`);
+let client;
+async function execute(skill, n) {
+  const { status, body } = await client.request('POST', `/v1/skills/${skill}/executions?wait=30`, { input: { n } });
+  if (status !== 200 || (body.status !== 'SUCCEEDED' && skill === 'bench_noop'))
+    throw new Error(`execution: ${status} ${JSON.stringify(body)}`);
   return body;
 }
 
@@ -122,6 +78,7 @@ try {
   await writeSkill(root, 'bench_hang', 'for (;;) { /* never yields */ } return input;', 1);
   const env = { DATABASE_URL: databaseUrl, SKILL_PATHS: root, QUEUE_PREFIX: prefix, REDIS_URL, DATABASE_POOL_SIZE: '20' };
   registry = await startRegistryProcess(env);
+  client = httpClient(registry.url);
   executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: String(CONCURRENCY) });
   for (const name of ['bench_noop', 'bench_hang']) {
     await fetch(`${registry.url}/v1/admin/skills/${name}/versions/1.0.0/promote`, {
@@ -134,22 +91,22 @@ try {
   console.log(`raw BullMQ add+process, concurrency ${CONCURRENCY}, ${JOBS} jobs ...`);
   const raw = await rawBullmq();
   console.log(`end to end REST → queue → worker → result, concurrency ${CONCURRENCY}, ${JOBS} executions ...`);
-  await closedLoop(200, CONCURRENCY, () => execute(registry.url, 'bench_noop', 1)); // warm-up
-  const system = await closedLoop(JOBS, CONCURRENCY, () => execute(registry.url, 'bench_noop', 1));
+  await closedLoop(200, CONCURRENCY, () => execute('bench_noop', 1)); // warm-up
+  const system = await closedLoop(JOBS, CONCURRENCY, () => execute('bench_noop', 1));
 
-  const sync = await closedLoop(SYNC_SAMPLES, 1, () => execute(registry.url, 'bench_noop', 2));
+  const sync = await closedLoop(SYNC_SAMPLES, 1, () => execute('bench_noop', 2));
 
-  const hang = await execute(registry.url, 'bench_hang', 3);
+  const hang = await execute('bench_hang', 3);
   const hangMs = hang.duration_ms;
 
   // RSS: after 1,000 executions, then after RSS_TOTAL.
   let done = 2 * JOBS + 200 + SYNC_SAMPLES;
   const toThousand = Math.max(0, 1000 - done);
-  if (toThousand) await closedLoop(toThousand, CONCURRENCY, () => execute(registry.url, 'bench_noop', 1));
+  if (toThousand) await closedLoop(toThousand, CONCURRENCY, () => execute('bench_noop', 1));
   done += toThousand;
   const rssAt1k = await rssMb(executor.child.pid);
   const rest = Math.max(0, RSS_TOTAL - done);
-  await closedLoop(rest, CONCURRENCY, () => execute(registry.url, 'bench_noop', 1));
+  await closedLoop(rest, CONCURRENCY, () => execute('bench_noop', 1));
   const rssAtTotal = await rssMb(executor.child.pid);
 
   const cpus = os.cpus();
@@ -181,6 +138,7 @@ try {
   for (const [label, pass] of checks) console.log(`${pass ? 'PASS' : 'FAIL'}  ${label}`);
   process.exitCode = checks.every(([, pass]) => pass) ? 0 : 1;
 } finally {
+  client?.close();
   if (executor) await stopProcess(executor.child);
   if (registry) await stopProcess(registry.child);
   await dropDatabase(databaseUrl).catch(() => undefined);
