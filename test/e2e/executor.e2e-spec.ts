@@ -84,6 +84,10 @@ describe('executor end to end (registry in process, executor as a process)', () 
     const events = await readSse(registry.baseUrl, started.body.id);
     expect(events.map((e) => e.type)).toEqual(['queued', 'started', 'succeeded']);
     expect(events[1]?.data.attempt).toBe(1);
+    // 'started' goes out while the 300 ms handler runs (held back at most EVENT_HOLD_MS), not with the end:
+    // stream ids begin with the millisecond Redis stored the event.
+    const storedAt = (id: string) => Number(id.split('-')[0]);
+    expect(storedAt(events[2]!.id) - storedAt(events[1]!.id)).toBeGreaterThanOrEqual(200);
     // Replaying after the end gives the same history; Last-Event-ID resumes after an event.
     expect((await readSse(registry.baseUrl, started.body.id)).map((e) => e.type)).toEqual(['queued', 'started', 'succeeded']);
     const resumed = await readSse(registry.baseUrl, started.body.id, { 'last-event-id': events[0]!.id });

@@ -52,23 +52,25 @@ export class ExecutionEventLog {
   }
 
   /**
-   * Appends an event. With the terminal event pass the finished record: it travels with the
-   * "finished" announcement, so waiting requests answer without reading the database again.
+   * Appends events, in order, in one round trip. With a terminal event pass the finished record: it
+   * travels with the "finished" announcement, so waiting requests answer without reading the
+   * database again. Returns the id of the last event.
    */
-  async append(executionId: string, event: ExecutionEvent, finished?: ExecutionRecord): Promise<string> {
+  async append(executionId: string, events: ExecutionEvent | ExecutionEvent[], finished?: ExecutionRecord): Promise<string> {
     const key = this.key(executionId);
-    if (!TERMINAL_EVENT_TYPES.has(event.type)) return (await this.redis.xadd(key, '*', 'event', JSON.stringify(event))) as string;
-    // One round trip: the terminal event, the stream's expiry, and the wake-up of registry requests
-    // waiting for this execution (?wait=, promotion runs).
-    const results = await this.redis
-      .multi()
-      .xadd(key, '*', 'event', JSON.stringify(event))
-      .expire(key, FINISHED_STREAM_TTL_SECONDS)
-      .publish(finishedChannel(this.prefix), encodeFinished(executionId, finished))
-      .exec();
-    const [error, id] = results?.[0] ?? [new Error('transaction aborted'), null];
-    if (error) throw error;
-    return id as string;
+    const list = Array.isArray(events) ? events : [events];
+    const terminal = list.some((event) => TERMINAL_EVENT_TYPES.has(event.type));
+    if (list.length === 1 && !terminal) return (await this.redis.xadd(key, '*', 'event', JSON.stringify(list[0]))) as string;
+    // Terminal: the events, the stream's expiry, and the wake-up of registry requests waiting for
+    // this execution (?wait=, promotion runs), atomically.
+    const transaction = this.redis.multi();
+    for (const event of list) transaction.xadd(key, '*', 'event', JSON.stringify(event));
+    if (terminal)
+      transaction.expire(key, FINISHED_STREAM_TTL_SECONDS).publish(finishedChannel(this.prefix), encodeFinished(executionId, finished));
+    const results = (await transaction.exec()) ?? [];
+    const failed = results.find(([error]) => error);
+    if (failed || results.length === 0) throw failed?.[0] ?? new Error('transaction aborted');
+    return results[list.length - 1]?.[1] as string;
   }
 
   /** Events after `afterId` ('0' = from the beginning), waiting up to `blockMs` for new ones (0 = do not wait). */

@@ -20,6 +20,8 @@ export const executorConfigSchema = z.object({
   RECONCILE_INTERVAL_MS: positiveInt(500, 600_000).default(10_000),
   RETRY_BASE_MS: positiveInt(1, 600_000).default(500),
   RETRY_MAX_MS: positiveInt(1, 3_600_000).default(30_000),
+  /** How long an execution's 'started' event may wait to be published with its next event (0 = at once). */
+  EVENT_HOLD_MS: positiveInt(0, 1000).default(20),
   /** Old-generation heap limit of each sandbox thread. */
   SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
   /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */

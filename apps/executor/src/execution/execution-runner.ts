@@ -38,6 +38,8 @@ export class ExecutionRunner {
   private readonly validator = new JsonSchemaValidator();
   private readonly running = new Map<string, AbortController>();
   private readonly versions = new Map<string, ExecutableVersion>();
+  /** Events held back briefly per execution, to go out with the next one (see deferEvent). */
+  private readonly heldEvents = new Map<string, { events: ExecutionEvent[]; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly executions: ExecutionsRepository,
@@ -109,8 +111,7 @@ export class ExecutionRunner {
 
   private async runAttempt(execution: ExecutionRecord, version: ExecutableVersion): Promise<void> {
     const executionId = execution.id;
-    // Not awaited: events of one execution go out in order on one connection.
-    void this.emit(executionId, { type: 'started', at: now(), attempt: execution.attempts });
+    this.deferEvent(executionId, { type: 'started', at: now(), attempt: execution.attempts });
     const outcome = await this.attempt(execution, version);
     if (outcome.ok) {
       await this.conclude(
@@ -246,16 +247,48 @@ export class ExecutionRunner {
     event: ExecutionEvent,
   ): Promise<void> {
     const finished = await this.executions.finish(executionId, status, result);
-    if (!finished) return; // someone else (a cancellation) decided first
+    if (!finished) {
+      this.takeHeldEvents(executionId); // someone else (a cancellation) decided and published the end first
+      return;
+    }
     if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
     await this.emit(executionId, event, finished);
   }
 
-  private async emit(executionId: string, event: ExecutionEvent, finished?: ExecutionRecord): Promise<void> {
+  /**
+   * Publishes `event` within EVENT_HOLD_MS, together with the execution's next event if one comes
+   * sooner: a short execution publishes 'started' and its end in one round trip, a long one shows
+   * 'started' on its stream a few milliseconds late. The order of events never changes.
+   */
+  private deferEvent(executionId: string, event: ExecutionEvent): void {
+    const held = this.heldEvents.get(executionId);
+    if (held) {
+      held.events.push(event);
+      return;
+    }
+    const timer = setTimeout(() => void this.emitEvents(executionId, this.takeHeldEvents(executionId)), this.config.EVENT_HOLD_MS);
+    this.heldEvents.set(executionId, { events: [event], timer });
+  }
+
+  private takeHeldEvents(executionId: string): ExecutionEvent[] {
+    const held = this.heldEvents.get(executionId);
+    if (!held) return [];
+    clearTimeout(held.timer);
+    this.heldEvents.delete(executionId);
+    return held.events;
+  }
+
+  /** Publishes `event` after any held events of the execution; events of one execution go out in order on one connection. */
+  private emit(executionId: string, event: ExecutionEvent, finished?: ExecutionRecord): Promise<void> {
+    return this.emitEvents(executionId, [...this.takeHeldEvents(executionId), event], finished);
+  }
+
+  private async emitEvents(executionId: string, events: ExecutionEvent[], finished?: ExecutionRecord): Promise<void> {
+    if (events.length === 0) return;
     try {
-      await this.events.append(executionId, event, finished);
+      await this.events.append(executionId, events, finished);
     } catch (error) {
-      this.logger.warn(`could not publish ${event.type} of ${executionId}: ${(error as Error).message}`);
+      this.logger.warn(`could not publish ${events.map((event) => event.type).join(', ')} of ${executionId}: ${(error as Error).message}`);
     }
   }
 }
