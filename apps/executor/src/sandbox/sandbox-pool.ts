@@ -57,8 +57,15 @@ export class SandboxPool {
     await thread.ready;
     const runId = this.nextRunId++;
     // Tool calls of this run stop with it (timeout, cancellation, thread death), not only with the execution.
-    const toolCalls = new AbortController();
-    const toolSignal = AbortSignal.any([options.signal, toolCalls.signal]);
+    // Made on the first tool call: most runs of pure-logic skills never need it (an abort costs a DOMException).
+    let toolCalls: { controller: AbortController; signal: AbortSignal } | undefined;
+    const toolSignal = () => {
+      if (!toolCalls) {
+        const controller = new AbortController();
+        toolCalls = { controller, signal: AbortSignal.any([options.signal, controller.signal]) };
+      }
+      return toolCalls.signal;
+    };
     return new Promise<SandboxOutcome>((resolve) => {
       let settled = false;
       let graceTimer: NodeJS.Timeout | undefined;
@@ -72,7 +79,7 @@ export class SandboxPool {
         thread.worker.off('exit', onExit);
         if (terminate) this.discard(thread);
         else this.release(thread);
-        toolCalls.abort();
+        toolCalls?.controller.abort();
         resolve(outcome);
       };
       const timer = setTimeout(
@@ -108,7 +115,7 @@ export class SandboxPool {
         } else if (message.type === 'log') {
           options.onLog?.(message.level, message.message, message.fields);
         } else if (message.type === 'tool_call') {
-          void callTool(options.bridge, toolSignal, message.op, message.args).then((reply) => {
+          void callTool(options.bridge, toolSignal(), message.op, message.args).then((reply) => {
             if (!settled) thread.worker.postMessage({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToThread);
           });
         }
