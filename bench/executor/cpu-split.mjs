@@ -2,38 +2,19 @@
 // (registry, executor, this client, Redis, Postgres) in the end-to-end loop. It says where to look
 // when the throughput ratio moves. Usage: npm run build && node bench/executor/cpu-split.mjs
 // Env: N (executions, 3000), C (concurrency, 8), STRACE=1 (count the services' syscalls, slower).
-import { execSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_TOKEN, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
 import { startExecutorProcess } from '../support/executor-process.mjs';
+import { executionCpuMeter } from '../support/cpu.mjs';
 import { httpClient } from '../support/http-client.mjs';
+import { deleteRedisKeys } from '../support/redis-cleanup.mjs';
 import { writeSkill } from './skill-fixture.mjs';
 
 const N = Number(process.env.N ?? 3000);
 const C = Number(process.env.C ?? 8);
-const CLOCK_TICKS = 100;
-
-/** CPU ms used so far by one process (all its threads). */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0; // exited meanwhile
-  }
-}
-const pidsOf = (pattern) => {
-  try {
-    return execSync(`pgrep -f ${pattern}`).toString().trim().split('\n').map(Number);
-  } catch {
-    return [];
-  }
-};
-const total = (pids) => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
-
 const root = await mkdtemp(path.join(os.tmpdir(), 'cpu-split-'));
 const databaseUrl = benchDatabaseUrl();
 await writeSkill(root, 'bench_noop', 'return { n: input.n };', 30);
@@ -82,35 +63,25 @@ try {
     : [];
   if (tracers.length) await new Promise((resolve) => setTimeout(resolve, 1000));
 
-  const snapshot = () => ({
-    registry: cpuMs(registry.child.pid),
-    executor: cpuMs(executor.child.pid),
-    client: cpuMs(process.pid),
-    redis: total(pidsOf('redis-server')),
-    postgres: total(pidsOf('postgres')),
-  });
-  const before = snapshot();
+  const meter = executionCpuMeter(registry.child.pid, executor.child.pid);
+  meter.start();
   const t0 = performance.now();
   await loop(N);
   const seconds = (performance.now() - t0) / 1000;
-  const after = snapshot();
+  const perExecution = meter.perUnit(N);
   for (const { tracer, pid, output } of tracers) {
     tracer.kill('SIGINT');
     await new Promise((resolve) => tracer.on('close', resolve));
     console.log(`syscalls of ${pid === registry.child.pid ? 'registry' : 'executor'} over ${N} executions:\n${output()}`);
   }
   console.log(`${(N / seconds).toFixed(0)} executions/s at concurrency ${C}; CPU ms per execution:`);
-  let sum = 0;
-  for (const key of Object.keys(before)) {
-    const perExecution = (after[key] - before[key]) / N;
-    sum += perExecution;
-    console.log(`  ${key.padEnd(10)} ${perExecution.toFixed(3)}`);
-  }
-  console.log(`  ${'total'.padEnd(10)} ${sum.toFixed(3)} (of ${((os.cpus().length * 1000 * seconds) / N).toFixed(3)} available)`);
+  for (const [label, ms] of Object.entries(perExecution)) console.log(`  ${label.padEnd(10)} ${ms.toFixed(3)}`);
+  console.log(`  (${((os.cpus().length * 1000 * seconds) / N).toFixed(3)} ms of CPU available per execution on ${os.cpus().length} cores)`);
 } finally {
   client.close();
   await stopProcess(executor.child);
   await stopProcess(registry.child);
   await dropDatabase(databaseUrl).catch(() => undefined);
+  await deleteRedisKeys(env.REDIS_URL, env.QUEUE_PREFIX).catch(() => undefined);
   await rm(root, { recursive: true, force: true });
 }

@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { ADMIN_TOKEN, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
+import { cpuMeter, executionCpuMeter, formatCpu, pidsOf } from '../support/cpu.mjs';
 import { httpClient } from '../support/http-client.mjs';
+import { deleteRedisKeys } from '../support/redis-cleanup.mjs';
 import { writeSkill } from './skill-fixture.mjs';
 import { rssMb, startExecutorProcess } from '../support/executor-process.mjs';
 
@@ -52,7 +54,10 @@ async function rawBullmq() {
       await job.waitUntilFinished(events, 30_000);
     });
   await run(); // warm-up
+  const meter = cpuMeter({ 'bench process': () => [process.pid], redis: () => pidsOf('redis-server') });
+  meter.start();
   const result = await run();
+  result.cpu = meter.perUnit(JOBS);
   await worker.close();
   await events.close();
   await queue.obliterate({ force: true }).catch(() => undefined);
@@ -92,7 +97,10 @@ try {
   const raw = await rawBullmq();
   console.log(`end to end REST → queue → worker → result, concurrency ${CONCURRENCY}, ${JOBS} executions ...`);
   await closedLoop(200, CONCURRENCY, () => execute('bench_noop', 1)); // warm-up
+  const meter = executionCpuMeter(registry.child.pid, executor.child.pid);
+  meter.start();
   const system = await closedLoop(JOBS, CONCURRENCY, () => execute('bench_noop', 1));
+  system.cpu = meter.perUnit(JOBS);
 
   const sync = await closedLoop(SYNC_SAMPLES, 1, () => execute('bench_noop', 2));
 
@@ -134,6 +142,11 @@ try {
   ]) {
     console.log(label.padEnd(44) + r.perSecond.toFixed(0).padStart(10) + r.p50.toFixed(2).padStart(10) + r.p99.toFixed(2).padStart(10));
   }
+  console.log(`\nCPU per job, raw BullMQ:   ${formatCpu(raw.cpu)}`);
+  console.log(`CPU per execution, REST:  ${formatCpu(system.cpu)}`);
+  console.log(
+    `With ${cpus.length} cores shared by every process, the end to end can reach at most ${((cpus.length * 1000) / system.cpu.total).toFixed(0)} executions/s at this cost.`,
+  );
   console.log('');
   for (const [label, pass] of checks) console.log(`${pass ? 'PASS' : 'FAIL'}  ${label}`);
   process.exitCode = checks.every(([, pass]) => pass) ? 0 : 1;
@@ -142,5 +155,6 @@ try {
   if (executor) await stopProcess(executor.child);
   if (registry) await stopProcess(registry.child);
   await dropDatabase(databaseUrl).catch(() => undefined);
+  await deleteRedisKeys(REDIS_URL, prefix).catch(() => undefined);
   await rm(root, { recursive: true, force: true });
 }
