@@ -5,11 +5,12 @@ import { freePort, startAdapterProcess, type AdapterProcess } from '../adapters/
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import {
-  EXECUTION_SKILLS_ROOT,
   activate,
   attemptsRecorded,
   eventually,
+  EXECUTION_SKILLS_ROOT,
   markerDir,
+  obliterateQueue,
   readSse,
   waitForTerminal,
 } from '../support/executions.js';
@@ -63,6 +64,7 @@ describe('Phase-1 catalog with real tool adapters', () => {
     await executor?.stop();
     await registry?.stop();
     for (const { process } of adapters.values()) await process.kill();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(markers, { recursive: true, force: true });
   });

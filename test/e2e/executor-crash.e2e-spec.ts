@@ -3,11 +3,12 @@ import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import {
-  EXECUTION_SKILLS_ROOT,
   activate,
   attemptsRecorded,
   eventually,
+  EXECUTION_SKILLS_ROOT,
   markerDir,
+  obliterateQueue,
   readSse,
   waitForTerminal,
 } from '../support/executions.js';
@@ -32,6 +33,7 @@ describe('executor crashes, restarts and shutdowns', () => {
   afterAll(async () => {
     await executor?.stop();
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(markers, { recursive: true, force: true });
   });

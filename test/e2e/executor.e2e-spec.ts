@@ -2,7 +2,15 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
-import { EXECUTION_SKILLS_ROOT, activate, attemptsRecorded, markerDir, readSse, waitForTerminal } from '../support/executions.js';
+import {
+  activate,
+  attemptsRecorded,
+  EXECUTION_SKILLS_ROOT,
+  markerDir,
+  obliterateQueue,
+  readSse,
+  waitForTerminal,
+} from '../support/executions.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 
 const SKILLS = [
@@ -43,6 +51,7 @@ describe('executor end to end (registry in process, executor as a process)', () 
     if (process.env.SHOW_EXECUTOR_OUTPUT) console.log(executor?.output());
     await executor?.stop();
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(markers, { recursive: true, force: true });
   });

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { status } from '@grpc/grpc-js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
-import { EXECUTION_SKILLS_ROOT, activate, markerDir, readSse } from '../support/executions.js';
+import { activate, EXECUTION_SKILLS_ROOT, markerDir, obliterateQueue, readSse } from '../support/executions.js';
 import {
   bearer,
   collect,
@@ -46,6 +46,7 @@ describe('gRPC: executions (registry in process, executor as a process)', () => 
     client?.close();
     await executor?.stop();
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(markers, { recursive: true, force: true });
   });

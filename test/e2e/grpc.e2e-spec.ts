@@ -16,6 +16,7 @@ import {
 } from '../support/grpc.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { copyCatalogSkill, tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+import { obliterateQueue } from '../support/executions.js';
 
 describe('gRPC: catalog, search and administration', () => {
   let db: TestDatabase;
@@ -49,6 +50,7 @@ describe('gRPC: catalog, search and administration', () => {
     guardedClient?.close();
     await guarded?.stop();
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });

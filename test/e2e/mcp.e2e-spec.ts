@@ -4,7 +4,7 @@ import { Client, ProtocolError, StreamableHTTPClientTransport, type Tool } from 
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
-import { EXECUTION_SKILLS_ROOT, activate, eventually, markerDir } from '../support/executions.js';
+import { activate, eventually, EXECUTION_SKILLS_ROOT, markerDir, obliterateQueue } from '../support/executions.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 
@@ -55,6 +55,7 @@ describe('the registry as an MCP server (official MCP SDK client over Streamable
     await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
     await executor?.stop();
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
     await rm(markers, { recursive: true, force: true });

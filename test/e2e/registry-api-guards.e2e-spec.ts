@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT, tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+import { obliterateQueue } from '../support/executions.js';
 
 /** Auth matrix, bad inputs and API surface of the registry, with AGENT_TOKENS set. */
 describe('registry REST guards', () => {
@@ -26,6 +27,7 @@ describe('registry REST guards', () => {
   afterAll(async () => {
     await executor?.stop();
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });

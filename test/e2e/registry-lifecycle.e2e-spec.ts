@@ -5,6 +5,7 @@ import { connect, createTestDatabase, type TestDatabase } from '../support/datab
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { copyCatalogSkill, tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+import { obliterateQueue } from '../support/executions.js';
 
 describe('registry lifecycle over REST', () => {
   let db: TestDatabase;
@@ -35,6 +36,7 @@ describe('registry lifecycle over REST', () => {
   afterAll(async () => {
     await executor?.stop();
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+import { obliterateQueue } from '../support/executions.js';
 
 const MARGIN_DESCRIPTION = 'Checks computed stresses against material allowables and reports the margin of safety.';
 
@@ -56,6 +57,7 @@ describe('ranked search over REST', () => {
 
   afterAll(async () => {
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });

@@ -1,11 +1,32 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { EXECUTION_QUEUE, lifecycleStream } from '../../libs/executions/src/index.js';
 import { ADMIN_TOKEN, call } from './registry.js';
 import { REPO_ROOT } from './skill-packages.js';
 
 /** Test-only skill packages for the failure cases (never part of the production catalog). */
 export const EXECUTION_SKILLS_ROOT = path.join(REPO_ROOT, 'test/fixtures/execution-skills');
+
+/**
+ * Removes a test's keys from the machine's shared Redis once its apps are stopped: the BullMQ
+ * queue (finished jobs are otherwise kept until later jobs of the same queue trim them, which never
+ * come) and the lifecycle stream. Execution event streams expire by themselves.
+ */
+export async function obliterateQueue(queuePrefix: string): Promise<void> {
+  const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const queue = new Queue(EXECUTION_QUEUE, { connection: { url }, prefix: queuePrefix });
+  const redis = new Redis(url);
+  try {
+    await queue.obliterate({ force: true });
+    await redis.del(lifecycleStream(queuePrefix));
+  } finally {
+    await queue.close();
+    redis.disconnect();
+  }
+}
 
 export async function markerDir(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), 'exec-markers-'));
