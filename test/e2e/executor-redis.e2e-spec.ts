@@ -45,7 +45,7 @@ describe('Redis stopped and started again', () => {
     const redisUrl = `redis://127.0.0.1:${port}`;
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix, env: { REDIS_URL: redisUrl } });
     executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: { REDIS_URL: redisUrl } });
-    await activate(registry.baseUrl, ['quick_noop']);
+    await activate(registry.baseUrl, ['quick_noop', 'sleepy']);
   });
 
   afterAll(async () => {
@@ -75,4 +75,26 @@ describe('Redis stopped and started again', () => {
     redis = await startRedis(port, dir);
     await eventually(async () => (await execute()).body.status === 'SUCCEEDED', 30_000);
   });
+
+  it('answers a waiting request as soon as the result is committed, even though Redis went down meanwhile', async () => {
+    const waiting = call(registry.baseUrl, 'POST', '/v1/skills/sleepy/executions?wait=30', {
+      body: { input: { marker: path.join(dir, 'wait-marker'), ms: 1500, ignore_signal: false } },
+    });
+    await eventually(
+      async () => (await call(registry.baseUrl, 'GET', '/v1/executions?skill=sleepy')).body.items[0]?.status === 'RUNNING',
+      10_000,
+    );
+    await stopRedis(redis);
+    const stopped = Date.now();
+    const answered = await waiting;
+    // Woken by Postgres when the executor commits the result, not by the 30 s wait running out.
+    expect(Date.now() - stopped).toBeLessThan(10_000);
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ status: 'SUCCEEDED', output: { attempt: 1 } });
+    redis = await startRedis(port, dir);
+    // BullMQ never heard that job finish; SIGTERM still ends the executor after its grace period (10 s here).
+    const stopping = Date.now();
+    expect(await executor.stop()).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan(16_000);
+  }, 60_000);
 });

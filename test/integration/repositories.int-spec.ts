@@ -1,6 +1,11 @@
 import pg from 'pg';
-import { ExecutionsRepository } from '../../libs/executions/src/index.js';
-import { createPrismaClient, type PrismaClient } from '../../libs/database/src/index.js';
+import {
+  EXECUTION_FINISHED_CHANNEL,
+  ExecutionsRepository,
+  FINISHED_PAYLOAD_MAX_BYTES,
+  decodeFinished,
+} from '../../libs/executions/src/index.js';
+import { PgListener, createPrismaClient, type PrismaClient } from '../../libs/database/src/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import type { NewSkillVersion } from '../../apps/registry/src/catalog/skill-records.js';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';
@@ -132,5 +137,47 @@ describe('repositories against the real Postgres', () => {
     expect((await executions.findById(first.record.id))!.status).toBe('SUCCEEDED');
     const usage = await executions.usage('alpha');
     expect(usage[0]!.windows['7d']).toEqual({ executions: 2, callers: 2, sessions: 1 });
+  });
+
+  it('announces every end of an execution with its committed record, exactly once, by id alone when large', async () => {
+    const version = (await skills.findVersion('alpha', '1.0.0'))!;
+    const heard: string[] = [];
+    const listener = new PgListener(db.url, EXECUTION_FINISHED_CHANNEL, (payload) => heard.push(payload));
+    await listener.start();
+    try {
+      const newExecution = async () =>
+        (
+          await executions.create({
+            skillVersionId: version.id,
+            skillName: 'alpha',
+            version: '1.0.0',
+            purpose: 'call',
+            input: {},
+            maxAttempts: 1,
+            warnings: [],
+            sessionId: null,
+            caller: 'bot',
+            idempotencyKey: null,
+            requestHash: null,
+          })
+        ).record;
+      const small = await newExecution();
+      const large = await newExecution();
+      await executions.startAttempt(small.id);
+      const finished = (await executions.finish(small.id, 'SUCCEEDED', { output: { y: 2 } }))!;
+      await executions.finish(small.id, 'FAILED', { error: { code: 'HANDLER_ERROR', message: 'late', details: {} } }); // refused: no announcement
+      await executions.finish(large.id, 'SUCCEEDED', { output: { text: 'x'.repeat(FINISHED_PAYLOAD_MAX_BYTES) } });
+      const deadline = Date.now() + 5000;
+      while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // nothing more arrives
+      expect(heard).toHaveLength(2);
+      const [first, second] = heard.map((payload) => decodeFinished(payload));
+      // The announced record is the committed row, dates included.
+      expect(first).toEqual({ id: small.id, execution: finished });
+      expect(first!.execution!.finishedAt).toBeInstanceOf(Date);
+      expect(second).toEqual({ id: large.id, execution: null });
+    } finally {
+      await listener.stop();
+    }
   });
 });

@@ -31,7 +31,15 @@ export class ExecutorModule {
         useFactory: () => new pg.Pool({ connectionString: config.DATABASE_URL, max: Math.max(4, config.EXECUTOR_CONCURRENCY + 2) }),
       },
       { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [PG_POOL] },
-      { provide: EVENTS_REDIS, useFactory: () => new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 }) },
+      {
+        provide: EVENTS_REDIS,
+        useFactory: () => {
+          // Publishing failures are logged where they happen (ExecutionRunner); connection errors are expected while Redis is away.
+          const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
+          redis.on('error', () => undefined);
+          return redis;
+        },
+      },
       {
         provide: ExecutionEventLog,
         useFactory: (redis: Redis) => new ExecutionEventLog(redis, config.QUEUE_PREFIX),

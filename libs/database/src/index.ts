@@ -1,3 +1,4 @@
 export * from './migrator.js';
 export * from './paths.js';
 export * from './prisma.js';
+export * from './pg-listener.js';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ExecutionError, ExecutionRecord, ExecutionStatus } from './execution-model.js';
+import type { ExecutionError, ExecutionStatus } from './execution-model.js';
 
 /** The typed events of one execution, in the order they happen. */
 export type ExecutionEvent =
@@ -29,11 +29,6 @@ export interface StoredExecutionEvent {
   event: ExecutionEvent;
 }
 
-/** Pub/sub channel announcing the id of every execution that reached a terminal state. */
-export function finishedChannel(prefix: string): string {
-  return `${prefix}:executions:finished`;
-}
-
 /** How long an execution's event stream is kept after it ends. */
 const FINISHED_STREAM_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -52,21 +47,18 @@ export class ExecutionEventLog {
   }
 
   /**
-   * Appends events, in order, in one round trip. With a terminal event pass the finished record: it
-   * travels with the "finished" announcement, so waiting requests answer without reading the
-   * database again. Returns the id of the last event.
+   * Appends events, in order, in one round trip; after a terminal event the stream expires in a
+   * week. (Requests waiting for the end are woken by Postgres, see EXECUTION_FINISHED_CHANNEL.)
+   * Returns the id of the last event.
    */
-  async append(executionId: string, events: ExecutionEvent | ExecutionEvent[], finished?: ExecutionRecord): Promise<string> {
+  async append(executionId: string, events: ExecutionEvent | ExecutionEvent[]): Promise<string> {
     const key = this.key(executionId);
     const list = Array.isArray(events) ? events : [events];
     const terminal = list.some((event) => TERMINAL_EVENT_TYPES.has(event.type));
     if (list.length === 1 && !terminal) return (await this.redis.xadd(key, '*', 'event', JSON.stringify(list[0]))) as string;
-    // Terminal: the events, the stream's expiry, and the wake-up of registry requests waiting for
-    // this execution (?wait=, promotion runs), atomically.
     const transaction = this.redis.multi();
     for (const event of list) transaction.xadd(key, '*', 'event', JSON.stringify(event));
-    if (terminal)
-      transaction.expire(key, FINISHED_STREAM_TTL_SECONDS).publish(finishedChannel(this.prefix), encodeFinished(executionId, finished));
+    if (terminal) transaction.expire(key, FINISHED_STREAM_TTL_SECONDS);
     const results = (await transaction.exec()) ?? [];
     const failed = results.find(([error]) => error);
     if (failed || results.length === 0) throw failed?.[0] ?? new Error('transaction aborted');
@@ -83,29 +75,5 @@ export class ExecutionEventLog {
     if (!reply) return [];
     const [, entries] = reply[0] as [string, [string, string[]][]];
     return entries.map(([id, fields]) => ({ id, event: JSON.parse(fields[1] as string) as ExecutionEvent }));
-  }
-}
-
-const DATE_FIELDS = ['cancelRequestedAt', 'heartbeatAt', 'createdAt', 'startedAt', 'finishedAt'] as const;
-
-/** The payload of a "finished" announcement: the id, and the final record when known. */
-export function encodeFinished(executionId: string, finished: ExecutionRecord | undefined): string {
-  return JSON.stringify({ id: executionId, execution: finished ?? null });
-}
-
-export function decodeFinished(message: string): { id: string; execution: ExecutionRecord | null } | null {
-  try {
-    const parsed = JSON.parse(message) as { id?: unknown; execution?: Record<string, unknown> | null };
-    if (typeof parsed.id !== 'string') return null;
-    const execution = parsed.execution ? { ...parsed.execution } : null;
-    if (execution) {
-      for (const field of DATE_FIELDS) {
-        const value = execution[field];
-        execution[field] = typeof value === 'string' ? new Date(value) : null;
-      }
-    }
-    return { id: parsed.id, execution: execution as ExecutionRecord | null };
-  } catch {
-    return null;
   }
 }

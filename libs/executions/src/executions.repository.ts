@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 import { VERSION_COLUMNS, toExecutionRecord, toVersion } from './execution-rows.js';
+import { EXECUTION_FINISHED_CHANNEL, FINISHED_PAYLOAD_MAX_BYTES } from './finished-announcements.js';
 
 /** What the executor needs of the skill version an execution runs. */
 export interface ExecutableVersion {
@@ -188,7 +189,11 @@ export class ExecutionsRepository {
     return result.rows[0] ? toExecutionRecord(result.rows[0]) : null;
   }
 
-  /** Moves to a terminal state unless it already is in one; returns the final record if this call decided it. */
+  /**
+   * Moves to a terminal state unless it already is in one; returns the final record if this call
+   * decided it. The same statement announces the end on EXECUTION_FINISHED_CHANNEL, so listeners
+   * hear of it exactly when it is committed.
+   */
   async finish(
     id: string,
     status: Extract<ExecutionStatus, 'SUCCEEDED' | 'FAILED' | 'CANCELLED'>,
@@ -196,11 +201,17 @@ export class ExecutionsRepository {
   ): Promise<ExecutionRecord | null> {
     const updated = await this.sql(
       'finish',
-      `UPDATE executions
-          SET status = $2, output = $3, error = $4, attempt_running = false, finished_at = now(),
-              duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(started_at, created_at))) * 1000)::int)
-        WHERE id = $1 AND status NOT IN ${TERMINAL}
-        RETURNING *`,
+      `WITH finished AS (
+         UPDATE executions
+            SET status = $2, output = $3, error = $4, attempt_running = false, finished_at = now(),
+                duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(started_at, created_at))) * 1000)::int)
+          WHERE id = $1 AND status NOT IN ${TERMINAL}
+          RETURNING *)
+       SELECT finished.*,
+              pg_notify('${EXECUTION_FINISHED_CHANNEL}',
+                        CASE WHEN octet_length(announced.payload) <= ${FINISHED_PAYLOAD_MAX_BYTES} THEN announced.payload
+                             ELSE json_build_object('id', finished.id)::text END) AS notified
+         FROM finished, LATERAL (SELECT row_to_json(finished)::text AS payload) announced`,
       [
         id,
         status,

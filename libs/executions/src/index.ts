@@ -2,3 +2,4 @@ export * from './execution-events.js';
 export * from './execution-model.js';
 export * from './executions.repository.js';
 export * from './queue.js';
+export * from './finished-announcements.js';

@@ -252,7 +252,7 @@ export class ExecutionRunner {
       return;
     }
     if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
-    await this.emit(executionId, event, finished);
+    await this.emit(executionId, event);
   }
 
   /**
@@ -279,14 +279,14 @@ export class ExecutionRunner {
   }
 
   /** Publishes `event` after any held events of the execution; events of one execution go out in order on one connection. */
-  private emit(executionId: string, event: ExecutionEvent, finished?: ExecutionRecord): Promise<void> {
-    return this.emitEvents(executionId, [...this.takeHeldEvents(executionId), event], finished);
+  private emit(executionId: string, event: ExecutionEvent): Promise<void> {
+    return this.emitEvents(executionId, [...this.takeHeldEvents(executionId), event]);
   }
 
-  private async emitEvents(executionId: string, events: ExecutionEvent[], finished?: ExecutionRecord): Promise<void> {
+  private async emitEvents(executionId: string, events: ExecutionEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      await this.events.append(executionId, events, finished);
+      await this.events.append(executionId, events);
     } catch (error) {
       this.logger.warn(`could not publish ${events.map((event) => event.type).join(', ')} of ${executionId}: ${(error as Error).message}`);
     }

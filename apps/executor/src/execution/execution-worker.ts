@@ -14,6 +14,13 @@ import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import type { McpBridge } from '@skill-registry/sdk';
 import { ExecutionRunner, RetryLater, TOOL_BRIDGE } from './execution-runner.js';
 
+/** After the grace period, how long a forced close of the BullMQ worker may take before shutdown goes on. */
+const FORCED_CLOSE_WAIT_MS = 2000;
+
+function delay<T>(ms: number, value: T): Promise<T> {
+  return new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
+}
+
 /**
  * Hosts the BullMQ worker, the heartbeat of running executions, the cancellation listener and the
  * reconciler that makes sure no execution stays QUEUED or RUNNING forever.
@@ -115,13 +122,13 @@ export class ExecutionWorker implements OnApplicationShutdown {
     for (const timer of this.timers) clearInterval(timer);
     if (this.worker) {
       // Stop taking jobs; let running ones finish within the grace period.
-      const graceful = this.worker.close();
-      const grace = new Promise<'timeout'>((resolve) =>
-        setTimeout(() => resolve('timeout'), this.config.SHUTDOWN_GRACE_SECONDS * 1000).unref(),
-      );
-      if ((await Promise.race([graceful.then(() => 'closed' as const), grace])) === 'timeout') {
+      const graceful = this.worker.close().then(() => 'closed' as const);
+      if ((await Promise.race([graceful, delay(this.config.SHUTDOWN_GRACE_SECONDS * 1000, 'timeout' as const)])) === 'timeout') {
         this.logger.warn(`grace period over with ${this.runner.runningIds().length} execution(s) running; stopping them`);
-        await this.worker.close(true);
+        // BullMQ's close() runs once (a second, forced call returns the first call's promise), and it
+        // can wait forever on a job whose completion Redis never acknowledged. Do not wait on it: what
+        // runs here now is abandoned, and its lapsed lock hands it to another executor (WORKER_LOST rules).
+        await Promise.race([this.worker.close(true), delay(FORCED_CLOSE_WAIT_MS, 'timeout' as const)]);
       }
     }
     await this.sandbox.close();

@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import pg from 'pg';
-import { Prisma, PrismaClient } from '../../../../libs/database/src/index.js';
+import { PgListener, Prisma, PrismaClient } from '../../../../libs/database/src/index.js';
 import type { SkillStatusName } from '../../../../libs/contracts/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { LifecycleEventRecord, NewLifecycleEvent, NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
@@ -33,7 +32,7 @@ export interface VersionPatch {
 /** The only place that reads and writes skills, versions and lifecycle events. */
 @Injectable()
 export class SkillsRepository implements OnModuleDestroy {
-  private listener: pg.Client | null = null;
+  private listener: PgListener | null = null;
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
@@ -169,35 +168,23 @@ export class SkillsRepository implements OnModuleDestroy {
 
   /** Calls `onChange(name)` for every change announced by any replica; reconnects if the link drops. */
   async listenForChanges(onChange: (change: SkillChange) => void, onReconnect: () => void): Promise<void> {
-    const connect = async (): Promise<void> => {
-      const client = new pg.Client({ connectionString: this.config.DATABASE_URL });
-      client.on('notification', (message) => {
-        const change = message.channel === SKILL_CHANGES_CHANNEL && message.payload ? parseChange(message.payload) : null;
+    const listener = new PgListener(
+      this.config.DATABASE_URL,
+      SKILL_CHANGES_CHANNEL,
+      (payload) => {
+        const change = parseChange(payload);
         if (change) onChange(change);
-      });
-      client.on('error', () => {
-        if (this.listener !== client) return;
-        this.listener = null;
-        void client.end().catch(() => undefined);
-        setTimeout(
-          () =>
-            void connect()
-              .then(onReconnect)
-              .catch(() => undefined),
-          1000,
-        ).unref();
-      });
-      await client.connect();
-      await client.query(`LISTEN ${SKILL_CHANGES_CHANNEL}`);
-      this.listener = client;
-    };
-    await connect();
+      },
+      onReconnect,
+    );
+    await listener.start();
+    this.listener = listener;
   }
 
   async onModuleDestroy(): Promise<void> {
     const listener = this.listener;
     this.listener = null;
-    await listener?.end().catch(() => undefined);
+    await listener?.stop();
   }
 }
 

@@ -6,11 +6,13 @@ import {
   EXECUTION_QUEUE,
   ExecutionEventLog,
   ExecutionsRepository,
+  EXECUTION_FINISHED_CHANNEL,
   decodeFinished,
-  finishedChannel,
+  isTerminal,
   type ExecutionJob,
   type ExecutionRecord,
 } from '../../../../libs/executions/src/index.js';
+import { PgListener } from '../../../../libs/database/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 export const EXECUTIONS_PG = Symbol('EXECUTIONS_PG');
@@ -61,28 +63,30 @@ export interface FinishListener {
   dispose(): void;
 }
 
-/** Waits for executions to finish, woken by the executor's "finished" announcements. */
+/**
+ * Waits for executions to finish, woken by the announcements Postgres delivers when a terminal
+ * state is committed (see EXECUTION_FINISHED_CHANNEL): no Redis needed, and no end goes unheard.
+ */
 @Injectable()
 export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ExecutionWaiters.name);
   private readonly waiters = new Map<string, Set<(finished: ExecutionRecord | null) => void>>();
-  private readonly subscriber: Redis;
+  private readonly listener: PgListener;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.subscriber = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
-    this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', (_channel, message: string) => {
-      const decoded = decodeFinished(message);
-      if (decoded) this.wake(decoded.id, decoded.execution);
-    });
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly executions: ExecutionsRepository,
+  ) {
+    this.listener = new PgListener(
+      config.DATABASE_URL,
+      EXECUTION_FINISHED_CHANNEL,
+      (payload) => void this.announced(payload),
+      () => void this.recheckAll(),
+    );
   }
 
   async onModuleInit(): Promise<void> {
-    // ioredis re-subscribes by itself after a reconnect.
-    await this.subscriber
-      .connect()
-      .catch((error: Error) => this.logger.warn(`cannot reach Redis for finished executions: ${error.message}`));
-    await this.subscriber.subscribe(finishedChannel(this.config.QUEUE_PREFIX)).catch(() => undefined);
+    await this.listener.start();
   }
 
   /**
@@ -116,12 +120,29 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
+  private async announced(payload: string): Promise<void> {
+    const decoded = decodeFinished(payload);
+    if (!decoded || !this.waiters.has(decoded.id)) return;
+    // Large records are announced by id only.
+    const execution = decoded.execution ?? (await this.executions.findById(decoded.id).catch(() => null));
+    this.wake(decoded.id, execution);
+  }
+
+  /** After the listener reconnected: announcements made meanwhile are lost, so ask the database. */
+  private async recheckAll(): Promise<void> {
+    this.logger.warn('reconnected to Postgres for finished executions; re-reading the awaited ones');
+    for (const id of [...this.waiters.keys()]) {
+      const execution = await this.executions.findById(id).catch(() => null);
+      if (execution && isTerminal(execution.status)) this.wake(id, execution);
+    }
+  }
+
   private wake(executionId: string, finished: ExecutionRecord | null): void {
     for (const wake of this.waiters.get(executionId) ?? []) wake(finished);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.subscriber.disconnect();
+    await this.listener.stop();
   }
 }
 
