@@ -60,7 +60,8 @@ describe('Redis stopped and started again', () => {
     call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=10', { body: { input: { marker: 'redis' } } });
 
   it('answers 503 for executions while reads keep working, and recovers without restarts', async () => {
-    expect((await execute()).body.status).toBe('SUCCEEDED');
+    const done = await execute();
+    expect(done.body.status).toBe('SUCCEEDED');
     const before = (await call(registry.baseUrl, 'GET', '/v1/executions?limit=100')).body.items.length;
     await stopRedis(redis);
 
@@ -71,6 +72,11 @@ describe('Redis stopped and started again', () => {
     expect((await call(registry.baseUrl, 'GET', '/v1/skills/quick_noop')).status).toBe(200);
     expect((await call(registry.baseUrl, 'GET', '/v1/skills')).status).toBe(200);
     expect((await call(registry.baseUrl, 'GET', '/v1/executions?limit=100')).body.items.length).toBe(before);
+    expect((await call(registry.baseUrl, 'GET', `/v1/executions/${done.body.id}`)).body.status).toBe('SUCCEEDED');
+    // Its event stream lives in Redis: a clear 503, not a request left hanging.
+    const stream = await call(registry.baseUrl, 'GET', `/v1/executions/${done.body.id}/events`);
+    expect(stream.status).toBe(503);
+    expect(stream.body.code).toBe('QUEUE_UNAVAILABLE');
 
     redis = await startRedis(port, dir);
     await eventually(async () => (await execute()).body.status === 'SUCCEEDED', 30_000);

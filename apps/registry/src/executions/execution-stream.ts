@@ -9,7 +9,7 @@ import {
   type ExecutionRecord,
   type StoredExecutionEvent,
 } from '../../../../libs/executions/src/index.js';
-import { ExecutionNotFound } from '../problem/domain-errors.js';
+import { ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js';
 import { EXECUTIONS_REDIS } from './execution-infrastructure.js';
 
 const BLOCK_MS = 5000;
@@ -29,6 +29,9 @@ export class ExecutionStream {
   async *follow(executionId: string, lastEventId: string, signal: AbortSignal): AsyncGenerator<StoredExecutionEvent> {
     const execution = await this.executions.findById(executionId);
     if (!execution) throw new ExecutionNotFound(executionId);
+    // The events live in Redis: without it, say so at once rather than hold the request open.
+    if (this.redis.status !== 'ready')
+      throw new QueueUnavailable(`connection ${this.redis.status}`, 'Execution events cannot be read right now');
     // Blocking reads need a connection of their own.
     const reader = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     reader.on('error', () => undefined);

@@ -125,8 +125,8 @@ export class IdempotencyKeyReused extends DomainError {
 
 export class QueueUnavailable extends DomainError {
   readonly code = 'QUEUE_UNAVAILABLE';
-  constructor(reason: string) {
-    super(`Executions cannot be accepted right now: the queue (Redis) is unavailable (${reason}); retry shortly`, {});
+  constructor(reason: string, whatFails = 'Executions cannot be accepted right now') {
+    super(`${whatFails}: the queue (Redis) is unavailable (${reason}); retry shortly`, {});
   }
 }
 
