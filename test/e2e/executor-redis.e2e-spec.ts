@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { freePort, startExecutor, type RunningExecutor } from '../support/executor.js';
-import { EXECUTION_SKILLS_ROOT, activate, eventually } from '../support/executions.js';
+import { EXECUTION_SKILLS_ROOT, activate, attemptsRecorded, eventually, waitForTerminal } from '../support/executions.js';
 import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
 
 /** A private redis-server, so stopping it does not disturb other test files. */
@@ -45,7 +45,7 @@ describe('Redis stopped and started again', () => {
     const redisUrl = `redis://127.0.0.1:${port}`;
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix, env: { REDIS_URL: redisUrl } });
     executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: { REDIS_URL: redisUrl } });
-    await activate(registry.baseUrl, ['quick_noop', 'sleepy']);
+    await activate(registry.baseUrl, ['quick_noop', 'sleepy', 'crash_idempotent', 'crash_not_idempotent']);
   });
 
   afterAll(async () => {
@@ -103,4 +103,40 @@ describe('Redis stopped and started again', () => {
     expect(await executor.stop()).toBe(0);
     expect(Date.now() - stopping).toBeLessThan(16_000);
   }, 60_000);
+
+  it('runs an execution whose queued job vanished with a Redis restart: the reconciler enqueues it again', async () => {
+    // The previous test stopped the executor: this execution waits in the queue.
+    expect(executor.child.exitCode).not.toBeNull();
+    const queued = await call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions', { body: { input: { marker: 'vanished' } } });
+    expect(queued.status).toBe(202);
+    // Redis restarts without persistence: the job is gone, the execution is still QUEUED in Postgres.
+    await stopRedis(redis);
+    redis = await startRedis(port, dir);
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    const finished = await waitForTerminal(registry.baseUrl, queued.body.id, 40_000);
+    expect(finished).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+  }, 60_000);
+
+  it('settles running executions whose worker died and whose jobs vanished with Redis: retried if idempotent, WORKER_LOST if not', async () => {
+    const marker = (name: string) => path.join(dir, `lost-${name}`);
+    const idem = await call(registry.baseUrl, 'POST', '/v1/skills/crash_idempotent/executions', {
+      body: { input: { marker: marker('idem') } },
+    });
+    const once = await call(registry.baseUrl, 'POST', '/v1/skills/crash_not_idempotent/executions', {
+      body: { input: { marker: marker('once') } },
+    });
+    await eventually(async () => (await attemptsRecorded(marker('idem'))) === 1 && (await attemptsRecorded(marker('once'))) === 1);
+    await executor.kill();
+    await stopRedis(redis);
+    redis = await startRedis(port, dir);
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    // No job and no lock is left: the reconciler finds them by their stale heartbeats.
+    expect(await waitForTerminal(registry.baseUrl, idem.body.id, 40_000)).toMatchObject({ status: 'SUCCEEDED', attempts: 2 });
+    expect(await waitForTerminal(registry.baseUrl, once.body.id, 40_000)).toMatchObject({
+      status: 'FAILED',
+      attempts: 1,
+      error: { code: 'WORKER_LOST' },
+    });
+    expect(await attemptsRecorded(marker('once'))).toBe(1);
+  }, 90_000);
 });
