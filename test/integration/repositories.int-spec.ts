@@ -10,6 +10,7 @@ import { SkillsRepository } from '../../apps/registry/src/catalog/skills.reposit
 import type { NewSkillVersion } from '../../apps/registry/src/catalog/skill-records.js';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { eventually } from '../support/executions.js';
 
 function newVersion(name: string, version = '1.0.0'): NewSkillVersion {
   return {
@@ -176,6 +177,31 @@ describe('repositories against the real Postgres', () => {
       expect(first).toEqual({ id: small.id, execution: finished });
       expect(first!.execution!.finishedAt).toBeInstanceOf(Date);
       expect(second).toEqual({ id: large.id, execution: null });
+    } finally {
+      await listener.stop();
+    }
+  });
+
+  it('listens again after its connection is killed, and reports it so its owner re-reads what it missed', async () => {
+    const channel = 'test_listener_reconnect';
+    const heard: string[] = [];
+    let reconnects = 0;
+    const listener = new PgListener(
+      db.url,
+      channel,
+      (payload) => heard.push(payload),
+      () => reconnects++,
+    );
+    await listener.start();
+    try {
+      const killed = await pool.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = $1`,
+        [`LISTEN ${channel}`],
+      );
+      expect(killed.rowCount).toBe(1);
+      await eventually(async () => reconnects === 1, 10_000);
+      await pool.query(`SELECT pg_notify($1, 'after the reconnect')`, [channel]);
+      await eventually(async () => heard.includes('after the reconnect'), 5000);
     } finally {
       await listener.stop();
     }
