@@ -80,7 +80,11 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
     this.listener = new PgListener(
       config.DATABASE_URL,
       EXECUTION_FINISHED_CHANNEL,
-      (payload) => void this.announced(payload),
+      (payload) => {
+        // Large records are announced by id alone (execution null): waiters then read the row, as after a timeout.
+        const decoded = decodeFinished(payload);
+        if (decoded) this.wake(decoded.id, decoded.execution);
+      },
       () => void this.recheckAll(),
     );
   }
@@ -118,14 +122,6 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
         }
       },
     };
-  }
-
-  private async announced(payload: string): Promise<void> {
-    const decoded = decodeFinished(payload);
-    if (!decoded || !this.waiters.has(decoded.id)) return;
-    // Large records are announced by id only.
-    const execution = decoded.execution ?? (await this.executions.findById(decoded.id).catch(() => null));
-    this.wake(decoded.id, execution);
   }
 
   /** After the listener reconnected: announcements made meanwhile are lost, so ask the database. */
