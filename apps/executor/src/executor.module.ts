@@ -1,7 +1,8 @@
-import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
+import { type DynamicModule, Logger, Module, type Provider, type Type } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import pg from 'pg';
+import type pg from 'pg';
 import { Redis } from 'ioredis';
+import { createPgPool } from '../../../libs/database/src/index.js';
 import { ExecutionEventLog, ExecutionsRepository } from '../../../libs/executions/src/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
@@ -28,7 +29,12 @@ export class ExecutorModule {
       { provide: EXECUTOR_CONFIG, useValue: config },
       {
         provide: PG_POOL,
-        useFactory: () => new pg.Pool({ connectionString: config.DATABASE_URL, max: Math.max(4, config.EXECUTOR_CONCURRENCY + 2) }),
+        useFactory: () => {
+          const logger = new Logger('Database');
+          return createPgPool(config.DATABASE_URL, Math.max(4, config.EXECUTOR_CONCURRENCY + 2), (error) =>
+            logger.warn(`connection lost: ${error.message}`),
+          );
+        },
       },
       { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [PG_POOL] },
       {

@@ -1,4 +1,4 @@
-import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { createPrismaClient, PrismaClient } from '../../../libs/database/src/index.js';
 import { AuthGuard } from './auth/auth.guard.js';
@@ -23,7 +23,15 @@ export class CoreModule {
       module: CoreModule,
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: PRISMA, useFactory: () => createPrismaClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE) },
+        {
+          provide: PRISMA,
+          useFactory: () => {
+            const logger = new Logger('Database');
+            return createPrismaClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (error) =>
+              logger.warn(`catalog connection lost: ${error.message}`),
+            );
+          },
+        },
         PrismaShutdown,
         TokenAuthenticator,
         { provide: APP_GUARD, useClass: AuthGuard },

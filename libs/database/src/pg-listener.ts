@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { connectionOptions } from './pg-pool.js';
 
 /**
  * A dedicated Postgres connection that LISTENs on one channel. When the link drops it reconnects
@@ -32,7 +33,7 @@ export class PgListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+    const client = new pg.Client(connectionOptions(this.databaseUrl));
     client.on('notification', (message) => {
       if (message.channel === this.channel && message.payload !== undefined) this.onPayload(message.payload);
     });

@@ -1,11 +1,18 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client.js';
+import { connectionOptions } from './pg-pool.js';
 
 export { PrismaClient };
 export { Prisma, SkillStatus } from './generated/prisma/client.js';
 export type { Skill, SkillVersion, LifecycleEvent } from './generated/prisma/client.js';
 
-/** A Prisma client on the pg driver adapter (no native query engine needed). */
-export function createPrismaClient(databaseUrl: string, poolSize = 10): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize }) });
+/**
+ * A Prisma client on the pg driver adapter (no native query engine needed). Connection errors of
+ * idle clients go to `onError` (the adapter keeps the process alive); connecting gives up after
+ * CONNECT_TIMEOUT_MS, so an outage answers quickly.
+ */
+export function createPrismaClient(databaseUrl: string, poolSize = 10, onError: (error: Error) => void = () => undefined): PrismaClient {
+  return new PrismaClient({
+    adapter: new PrismaPg({ ...connectionOptions(databaseUrl), max: poolSize }, { onPoolError: onError, onConnectionError: onError }),
+  });
 }

@@ -53,6 +53,27 @@ export interface VersionUsage {
 const TERMINAL = `('SUCCEEDED','FAILED','CANCELLED')`;
 
 /**
+ * Makes a write about an attempt conditional: it applies only while `attempt` is the execution's
+ * current attempt and still marked running, and (with `staleForMs`) only while that attempt's
+ * heartbeat is older than that. A worker that lost its attempt to a takeover, and a takeover that
+ * lost the race to a live worker's heartbeat, both change nothing.
+ */
+export interface AttemptGuard {
+  attempt: number;
+  staleForMs?: number;
+}
+
+/** SQL of AttemptGuard for parameters $n (attempt) and $n+1 (staleForMs); nulls disable each part. */
+function guardSql(n: number): string {
+  return `($${n}::int IS NULL OR (attempts = $${n} AND attempt_running))
+          AND ($${n + 1}::int IS NULL OR heartbeat_at < now() - ($${n + 1}::int * interval '1 millisecond'))`;
+}
+
+function guardValues(guard: AttemptGuard | undefined): [number | null, number | null] {
+  return [guard?.attempt ?? null, guard?.staleForMs ?? null];
+}
+
+/**
  * The only place that reads and writes executions. Plain pg rather than Prisma: these statements
  * sit on the execution hot path (a Prisma round trip costs ~1 ms more here, see field notes).
  */
@@ -168,23 +189,23 @@ export class ExecutionsRepository {
   }
 
   /** Ends a failed attempt that will be retried: back to QUEUED with the last error. */
-  async endAttemptForRetry(id: string, error: ExecutionError): Promise<boolean> {
+  async endAttemptForRetry(id: string, error: ExecutionError, guard?: AttemptGuard): Promise<boolean> {
     const result = await this.sql(
       'endAttemptForRetry',
       `UPDATE executions SET status = 'QUEUED', attempt_running = false, error = $2
-        WHERE id = $1 AND status NOT IN ${TERMINAL}`,
-      [id, JSON.stringify(error)],
+        WHERE id = $1 AND status NOT IN ${TERMINAL} AND ${guardSql(3)}`,
+      [id, JSON.stringify(error), ...guardValues(guard)],
     );
     return result.rowCount === 1;
   }
 
-  /** A lost attempt found on pickup: counts as failed and frees the execution for a retry. */
-  async releaseLostAttempt(id: string, error: ExecutionError): Promise<ExecutionRecord | null> {
+  /** A lost attempt (its worker died): counts as failed and frees the execution for a retry (QUEUED). */
+  async releaseLostAttempt(id: string, error: ExecutionError, guard: AttemptGuard): Promise<ExecutionRecord | null> {
     const result = await this.sql(
       'releaseLostAttempt',
-      `UPDATE executions SET attempt_running = false, error = $2
-        WHERE id = $1 AND attempt_running AND status NOT IN ${TERMINAL} RETURNING *`,
-      [id, JSON.stringify(error)],
+      `UPDATE executions SET status = 'QUEUED', attempt_running = false, error = $2
+        WHERE id = $1 AND attempt_running AND status NOT IN ${TERMINAL} AND ${guardSql(3)} RETURNING *`,
+      [id, JSON.stringify(error), ...guardValues(guard)],
     );
     return result.rows[0] ? toExecutionRecord(result.rows[0]) : null;
   }
@@ -198,6 +219,7 @@ export class ExecutionsRepository {
     id: string,
     status: Extract<ExecutionStatus, 'SUCCEEDED' | 'FAILED' | 'CANCELLED'>,
     result: { output?: Record<string, unknown> | null; error?: ExecutionError | null },
+    guard?: AttemptGuard,
   ): Promise<ExecutionRecord | null> {
     const updated = await this.sql(
       'finish',
@@ -205,7 +227,7 @@ export class ExecutionsRepository {
          UPDATE executions
             SET status = $2, output = $3, error = $4, attempt_running = false, finished_at = now(),
                 duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(started_at, created_at))) * 1000)::int)
-          WHERE id = $1 AND status NOT IN ${TERMINAL}
+          WHERE id = $1 AND status NOT IN ${TERMINAL} AND ${guardSql(5)}
           RETURNING *)
        SELECT finished.*,
               pg_notify('${EXECUTION_FINISHED_CHANNEL}',
@@ -217,14 +239,31 @@ export class ExecutionsRepository {
         status,
         result.output === undefined || result.output === null ? null : JSON.stringify(result.output),
         result.error ? JSON.stringify(result.error) : null,
+        ...guardValues(guard),
       ],
     );
     return updated.rows[0] ? toExecutionRecord(updated.rows[0]) : null;
   }
 
-  async heartbeat(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.sql('heartbeat', `UPDATE executions SET heartbeat_at = now() WHERE id = ANY($1::uuid[]) AND attempt_running`, [ids]);
+  /**
+   * Renews the heartbeat of the attempts this worker runs. Returns the ids whose attempt is no
+   * longer this worker's (taken over after a missed heartbeat, or finished by someone else).
+   */
+  async heartbeat(attempts: { id: string; attempt: number }[]): Promise<string[]> {
+    if (attempts.length === 0) {
+      await this.sql('ping', 'SELECT 1', []);
+      return [];
+    }
+    const result = await this.sql(
+      'heartbeat',
+      `UPDATE executions e SET heartbeat_at = now()
+         FROM unnest($1::uuid[], $2::int[]) AS held(id, attempt)
+        WHERE e.id = held.id AND e.attempts = held.attempt AND e.attempt_running
+        RETURNING e.id`,
+      [attempts.map((entry) => entry.id), attempts.map((entry) => entry.attempt)],
+    );
+    const renewed = new Set(result.rows.map((row) => row.id as string));
+    return attempts.filter((entry) => !renewed.has(entry.id)).map((entry) => entry.id);
   }
 
   /** Records a cancellation request; returns the status it found, or null if already finished/unknown. */
@@ -238,16 +277,21 @@ export class ExecutionsRepository {
     return result.rows[0]?.status ?? null;
   }
 
-  /** Executions with an attempt marked running whose worker stopped sending heartbeats. */
-  async findStale(heartbeatOlderThanMs: number, limit = 100): Promise<ExecutionRecord[]> {
+  /**
+   * Executions with an attempt marked running whose worker stopped sending heartbeats, with whether
+   * their skill is idempotent. None within `heartbeatOlderThanMs` of the database server's start.
+   */
+  async findStale(heartbeatOlderThanMs: number, limit = 100): Promise<{ execution: ExecutionRecord; idempotent: boolean }[]> {
     const result = await this.sql(
       'findStale',
-      `SELECT * FROM executions
-        WHERE status = 'RUNNING' AND attempt_running AND heartbeat_at < now() - ($1::int * interval '1 millisecond')
-        ORDER BY heartbeat_at LIMIT $2`,
+      `SELECT e.*, v.idempotent AS v_idempotent FROM executions e JOIN skill_versions v ON v.id = e.skill_version_id
+        WHERE e.status = 'RUNNING' AND e.attempt_running AND e.heartbeat_at < now() - ($1::int * interval '1 millisecond')
+          -- Just after a database restart every heartbeat is old: live workers first get time to renew theirs.
+          AND pg_postmaster_start_time() < now() - ($1::int * interval '1 millisecond')
+        ORDER BY e.heartbeat_at LIMIT $2`,
       [heartbeatOlderThanMs, limit],
     );
-    return result.rows.map(toExecutionRecord);
+    return result.rows.map((row) => ({ execution: toExecutionRecord(row), idempotent: row.v_idempotent === true }));
   }
 
   /** QUEUED executions older than `olderThanMs` (candidates for re-enqueueing if their job is gone). */

@@ -31,3 +31,12 @@ export function executionJobOptions(executionId: string) {
     removeOnFail: { age: 24 * 3600 },
   };
 }
+
+/**
+ * Options of the job that carries the next attempt of an execution taken over from a dead worker
+ * (its own job is still active in BullMQ until the lock lapses): one job id per lost attempt, so a
+ * takeover decided twice enqueues once.
+ */
+export function takeoverJobOptions(executionId: string, lostAttempt: number) {
+  return { ...executionJobOptions(executionId), jobId: `${executionId}-takeover-${lostAttempt}` };
+}

@@ -4,35 +4,45 @@ import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-brid
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-export const executorConfigSchema = z.object({
-  DATABASE_URL: sharedEnvironment.DATABASE_URL,
-  REDIS_URL: sharedEnvironment.REDIS_URL,
-  QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
-  EXECUTOR_CONCURRENCY: positiveInt(1, 256).default(4),
-  /** On SIGTERM: how long running executions may take to finish before the process exits. */
-  SHUTDOWN_GRACE_SECONDS: positiveInt(0, 3600).default(30),
-  /** After a cancellation, how long a handler may take to return before its thread is stopped. */
-  CANCEL_GRACE_MS: positiveInt(0, 60_000).default(1000),
-  /** BullMQ job lock; a worker that dies loses its jobs after this long. */
-  LOCK_DURATION_MS: positiveInt(1000, 600_000).default(15_000),
-  STALLED_INTERVAL_MS: positiveInt(1000, 600_000).default(10_000),
-  HEARTBEAT_MS: positiveInt(100, 60_000).default(2000),
-  RECONCILE_INTERVAL_MS: positiveInt(500, 600_000).default(10_000),
-  RETRY_BASE_MS: positiveInt(1, 600_000).default(500),
-  RETRY_MAX_MS: positiveInt(1, 3_600_000).default(30_000),
-  /** How long an execution's 'started' event may wait to be published with its next event (0 = at once). */
-  EVENT_HOLD_MS: positiveInt(0, 1000).default(20),
-  /** Old-generation heap limit of each sandbox thread. */
-  SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
-  /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */
-  TOOL_ADAPTERS: checkedList(parseToolAdapters),
-  /** Tool ids switched off by feature flag (calls fail as PRECONDITION_FAILED "disabled"). */
-  TOOLS_DISABLED: checkedList(parseDisabledTools),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  /** Health endpoint of the executor (GET /healthz, /readyz). */
-  EXECUTOR_PORT: portVariable.default(3100),
-  LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
-});
+export const executorConfigSchema = z
+  .object({
+    DATABASE_URL: sharedEnvironment.DATABASE_URL,
+    REDIS_URL: sharedEnvironment.REDIS_URL,
+    QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
+    EXECUTOR_CONCURRENCY: positiveInt(1, 256).default(4),
+    /** On SIGTERM: how long running executions may take to finish before the process exits. */
+    SHUTDOWN_GRACE_SECONDS: positiveInt(0, 3600).default(30),
+    /** After a cancellation, how long a handler may take to return before its thread is stopped. */
+    CANCEL_GRACE_MS: positiveInt(0, 60_000).default(1000),
+    /** BullMQ job lock; a worker that dies loses its jobs after this long. */
+    LOCK_DURATION_MS: positiveInt(1000, 600_000).default(15_000),
+    STALLED_INTERVAL_MS: positiveInt(1000, 600_000).default(10_000),
+    /** How often a worker renews the heartbeat of the attempts it runs. */
+    HEARTBEAT_MS: positiveInt(100, 60_000).default(1000),
+    /** An attempt whose heartbeat is older than this is lost (its worker died) and is taken over; ≥ 2 × HEARTBEAT_MS. */
+    LOST_AFTER_MS: positiveInt(200, 600_000).default(4000),
+    RECONCILE_INTERVAL_MS: positiveInt(500, 600_000).default(10_000),
+    /** How long the outcome of a finished attempt is retried while the database is unavailable. */
+    DURABLE_WRITE_MAX_WAIT_MS: positiveInt(0, 3_600_000).default(120_000),
+    RETRY_BASE_MS: positiveInt(1, 600_000).default(500),
+    RETRY_MAX_MS: positiveInt(1, 3_600_000).default(30_000),
+    /** How long an execution's 'started' event may wait to be published with its next event (0 = at once). */
+    EVENT_HOLD_MS: positiveInt(0, 1000).default(20),
+    /** Old-generation heap limit of each sandbox thread. */
+    SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
+    /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */
+    TOOL_ADAPTERS: checkedList(parseToolAdapters),
+    /** Tool ids switched off by feature flag (calls fail as PRECONDITION_FAILED "disabled"). */
+    TOOLS_DISABLED: checkedList(parseDisabledTools),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    /** Health endpoint of the executor (GET /healthz, /readyz). */
+    EXECUTOR_PORT: portVariable.default(3100),
+    LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
+  })
+  .refine((config) => config.LOST_AFTER_MS >= 2 * config.HEARTBEAT_MS, {
+    path: ['LOST_AFTER_MS'],
+    message: 'must be at least twice HEARTBEAT_MS (a single late heartbeat must not look like a dead worker)',
+  });
 
 export type ExecutorConfig = z.output<typeof executorConfigSchema>;
 export const EXECUTOR_CONFIG = Symbol('EXECUTOR_CONFIG');

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
 import { JsonSchemaValidator } from '../../../../libs/contracts/src/index.js';
+import { retryWhileUnavailable } from '../../../../libs/database/src/index.js';
 import {
+  type AttemptGuard,
   ExecutionEventLog,
   type ExecutableVersion,
   type ExecutionError,
@@ -36,7 +38,8 @@ export class RetryLater extends Error {
 export class ExecutionRunner {
   private readonly logger = new Logger(ExecutionRunner.name);
   private readonly validator = new JsonSchemaValidator();
-  private readonly running = new Map<string, AbortController>();
+  /** Attempts this process runs (from start until their outcome is written), with their abort controller. */
+  private readonly running = new Map<string, { attempt: number; controller: AbortController }>();
   private readonly versions = new Map<string, ExecutableVersion>();
   /** Events held back briefly per execution, to go out with the next one (see deferEvent). */
   private readonly heldEvents = new Map<string, { events: ExecutionEvent[]; timer: NodeJS.Timeout }>();
@@ -54,12 +57,55 @@ export class ExecutionRunner {
     return [...this.running.keys()];
   }
 
+  /** The attempts this process holds, for the heartbeat. */
+  runningAttempts(): { id: string; attempt: number }[] {
+    return [...this.running].map(([id, { attempt }]) => ({ id, attempt }));
+  }
+
   /** Aborts a running execution of this process; false when it does not run here. */
   cancelLocal(executionId: string): boolean {
-    const controller = this.running.get(executionId);
-    if (!controller) return false;
-    controller.abort();
+    const entry = this.running.get(executionId);
+    if (!entry) return false;
+    entry.controller.abort();
     return true;
+  }
+
+  /**
+   * Stops attempts that are no longer this worker's (another worker took them over after missed
+   * heartbeats). Their outcome is discarded: every write about them is guarded by the attempt.
+   */
+  abandon(executionIds: string[]): void {
+    for (const id of executionIds) {
+      const entry = this.running.get(id);
+      if (!entry) continue;
+      this.logger.warn(`attempt ${entry.attempt} of ${id} was taken over by another worker; stopping it`);
+      entry.controller.abort();
+    }
+  }
+
+  /**
+   * Settles an attempt whose worker stopped sending heartbeats for LOST_AFTER_MS: a non-idempotent
+   * execution (or one without attempts left) fails with WORKER_LOST, never running again; an
+   * idempotent one is released for another attempt. Every write re-checks, in the database, that
+   * the heartbeat is still stale, so a live worker whose heartbeat lands first keeps its attempt.
+   * Returns what was decided, or null when nothing was (the worker is alive, or someone else decided).
+   */
+  async takeOver(execution: ExecutionRecord, idempotent: boolean): Promise<'failed' | 'released' | null> {
+    const guard: AttemptGuard = { attempt: execution.attempts, staleForMs: this.config.LOST_AFTER_MS };
+    const lost: ExecutionError = {
+      code: 'WORKER_LOST',
+      message: `The worker running attempt ${execution.attempts} stopped before it finished`,
+      details: { attempt: execution.attempts },
+    };
+    if (!idempotent || execution.attempts >= execution.maxAttempts) {
+      const failed = await this.executions.finish(execution.id, 'FAILED', { error: lost }, guard);
+      if (!failed) return null;
+      await this.emit(execution.id, { type: 'failed', at: now(), attempt: execution.attempts, error: lost });
+      return 'failed';
+    }
+    if (!(await this.executions.releaseLostAttempt(execution.id, lost, guard))) return null;
+    await this.emit(execution.id, { type: 'attempt_failed', at: now(), attempt: execution.attempts, error: lost, next_delay_ms: 0 });
+    return 'released';
   }
 
   /** One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt. */
@@ -70,7 +116,8 @@ export class ExecutionRunner {
       const cached = await this.versionOf(fast.skillVersionId);
       if (cached) return this.runAttempt(fast, cached);
       const error: ExecutionError = { code: 'HANDLER_ERROR', message: `Skill version ${fast.skillVersionId} is missing`, details: {} };
-      return this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: fast.attempts, error });
+      const guard = { attempt: fast.attempts };
+      return this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: fast.attempts, error }, guard);
     }
     const found = await this.executions.findForRun(executionId);
     if (!found) {
@@ -88,20 +135,11 @@ export class ExecutionRunner {
     execution = await this.executions.startAttempt(executionId);
     if (!execution) {
       const current = await this.executions.findById(executionId);
-      if (!current || isTerminal(current.status)) return;
-      if (!current.attemptRunning) return;
-      // The previous attempt was marked running and its worker is gone (crash, kill -9, lost lock).
-      const lost: ExecutionError = {
-        code: 'WORKER_LOST',
-        message: `The worker running attempt ${current.attempts} stopped before it finished`,
-        details: { attempt: current.attempts },
-      };
-      if (!version.idempotent || current.attempts >= current.maxAttempts) {
-        await this.conclude(executionId, 'FAILED', { error: lost }, { type: 'failed', at: now(), attempt: current.attempts, error: lost });
-        return;
-      }
-      await this.executions.releaseLostAttempt(executionId, lost);
-      await this.emit(executionId, { type: 'attempt_failed', at: now(), attempt: current.attempts, error: lost, next_delay_ms: 0 });
+      if (!current || isTerminal(current.status) || !current.attemptRunning) return;
+      // An attempt is marked running. If its worker is gone (crash, kill -9) its heartbeat is stale
+      // and this pickup takes it over; if the heartbeat is fresh, a live worker has it and this
+      // duplicate delivery (a lapsed BullMQ lock, a takeover job) leaves it alone.
+      if ((await this.takeOver(current, version.idempotent)) !== 'released') return;
       execution = await this.executions.startAttempt(executionId);
       if (!execution) return;
     }
@@ -110,33 +148,53 @@ export class ExecutionRunner {
   }
 
   private async runAttempt(execution: ExecutionRecord, version: ExecutableVersion): Promise<void> {
+    const controller = new AbortController();
+    this.running.set(execution.id, { attempt: execution.attempts, controller });
+    try {
+      await this.runHeldAttempt(execution, version, controller.signal);
+    } finally {
+      // Held (and heartbeated) until its outcome is written, also while that write waits out a database outage.
+      if (this.running.get(execution.id)?.controller === controller) this.running.delete(execution.id);
+    }
+  }
+
+  private async runHeldAttempt(execution: ExecutionRecord, version: ExecutableVersion, signal: AbortSignal): Promise<void> {
     const executionId = execution.id;
+    const guard: AttemptGuard = { attempt: execution.attempts };
     this.deferEvent(executionId, { type: 'started', at: now(), attempt: execution.attempts });
-    const outcome = await this.attempt(execution, version);
+    const outcome = await this.attempt(execution, version, signal);
     if (outcome.ok) {
       await this.conclude(
         executionId,
         'SUCCEEDED',
         { output: outcome.output },
         { type: 'succeeded', at: now(), attempt: execution.attempts, duration_ms: 0 },
+        guard,
       );
       return;
     }
     const error = outcome.error;
     await this.hooks.onError({ execution, attempt: execution.attempts, error });
     if (error.code === 'CANCELLED') {
-      await this.conclude(executionId, 'CANCELLED', { error }, { type: 'cancelled', at: now(), reason: error.message });
+      await this.conclude(executionId, 'CANCELLED', { error }, { type: 'cancelled', at: now(), reason: error.message }, guard);
       return;
     }
     if (isRetryable(error, version.idempotent) && execution.attempts < execution.maxAttempts) {
       const delay = retryDelayMs(execution.attempts + 1, this.config.RETRY_BASE_MS, this.config.RETRY_MAX_MS);
-      if (await this.executions.endAttemptForRetry(executionId, error)) {
+      if (await this.durably(() => this.executions.endAttemptForRetry(executionId, error, guard))) {
         await this.emit(executionId, { type: 'attempt_failed', at: now(), attempt: execution.attempts, error, next_delay_ms: delay });
         throw new RetryLater(delay);
       }
       return;
     }
-    await this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: execution.attempts, error });
+    await this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: execution.attempts, error }, guard);
+  }
+
+  /** A write of work already done: waits out a database outage (bounded) rather than losing the outcome. */
+  private durably<T>(write: () => Promise<T>): Promise<T> {
+    return retryWhileUnavailable(write, this.config.DURABLE_WRITE_MAX_WAIT_MS, (error) =>
+      this.logger.warn(`database unavailable, retrying a result write: ${(error as Error).message}`),
+    );
   }
 
   /**
@@ -157,9 +215,8 @@ export class ExecutionRunner {
   private async attempt(
     execution: ExecutionRecord,
     version: ExecutableVersion,
+    signal: AbortSignal,
   ): Promise<{ ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError }> {
-    const controller = new AbortController();
-    this.running.set(execution.id, controller);
     try {
       await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
       const missing = await this.missingTools(version);
@@ -194,7 +251,7 @@ export class ExecutionRunner {
         },
         {
           timeoutMs: version.timeoutSeconds * 1000,
-          signal: controller.signal,
+          signal,
           bridge,
           onLog: (level, message, fields) =>
             this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`),
@@ -220,8 +277,6 @@ export class ExecutionRunner {
     } catch (error) {
       if (error instanceof HookRefused) return { ok: false, error: error.error };
       return { ok: false, error: { code: 'HANDLER_ERROR', message: (error as Error).message, details: {} } };
-    } finally {
-      this.running.delete(execution.id);
     }
   }
 
@@ -245,10 +300,12 @@ export class ExecutionRunner {
     status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED',
     result: { output?: Record<string, unknown>; error?: ExecutionError },
     event: ExecutionEvent,
+    guard?: AttemptGuard,
   ): Promise<void> {
-    const finished = await this.executions.finish(executionId, status, result);
+    const finished = await this.durably(() => this.executions.finish(executionId, status, result, guard));
     if (!finished) {
-      this.takeHeldEvents(executionId); // someone else (a cancellation) decided and published the end first
+      // Someone else decided first (a cancellation, or a takeover of this attempt) and published the end.
+      this.takeHeldEvents(executionId);
       return;
     }
     if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;

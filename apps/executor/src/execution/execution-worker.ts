@@ -7,6 +7,7 @@ import {
   ExecutionsRepository,
   cancelChannel,
   executionJobOptions,
+  takeoverJobOptions,
   type ExecutionJob,
 } from '../../../../libs/executions/src/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
@@ -33,6 +34,8 @@ export class ExecutionWorker implements OnApplicationShutdown {
   private subscriber: Redis | null = null;
   private timers: NodeJS.Timeout[] = [];
   private stopping = false;
+  /** Since when this process has reached the database without a failure (null: it is failing now). */
+  private databaseReachableSince: number | null = null;
 
   constructor(
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
@@ -73,8 +76,12 @@ export class ExecutionWorker implements OnApplicationShutdown {
     });
     await this.subscriber.subscribe(cancelChannel(this.config.QUEUE_PREFIX));
 
-    this.timers.push(setInterval(() => void this.heartbeat(), this.config.HEARTBEAT_MS));
-    this.timers.push(setInterval(() => void this.reconcile(), this.config.RECONCILE_INTERVAL_MS));
+    // The database was reached moments ago (migrations at start): this process's own view needs no settling time.
+    this.databaseReachableSince = Date.now() - this.config.LOST_AFTER_MS;
+    this.timers.push(
+      setInterval(() => void this.heartbeat().then(() => this.takeOverLost()), this.config.HEARTBEAT_MS),
+      setInterval(() => void this.reconcile(), this.config.RECONCILE_INTERVAL_MS),
+    );
     void this.worker.run();
     this.logger.log(`consuming ${this.config.QUEUE_PREFIX}:${EXECUTION_QUEUE} with concurrency ${this.config.EXECUTOR_CONCURRENCY}`);
   }
@@ -85,25 +92,50 @@ export class ExecutionWorker implements OnApplicationShutdown {
     await this.runner.run(executionId);
   }
 
+  /** Renews the heartbeat of this process's attempts; stops those another worker has taken over. */
   private async heartbeat(): Promise<void> {
     try {
-      await this.executions.heartbeat(this.runner.runningIds());
+      this.runner.abandon(await this.executions.heartbeat(this.runner.runningAttempts()));
+      this.databaseReachableSince ??= Date.now();
     } catch (error) {
+      this.databaseReachableSince = null;
       this.logger.warn(`heartbeat failed: ${(error as Error).message}`);
     }
   }
 
   /**
-   * Safety net for what BullMQ cannot see: executions whose job vanished (Redis restarted without
-   * persistence, job failed after too many stalls) are enqueued again; BullMQ deduplicates by job id
-   * and the runner decides from the database (a lost non-idempotent attempt fails as WORKER_LOST).
+   * Takes over attempts whose worker died: their heartbeat is older than LOST_AFTER_MS. Only once
+   * this process has itself reached the database for that long (and the database server has been
+   * up that long, see findStale): after a database outage every heartbeat is old, and live workers
+   * get that time to renew theirs before anyone is declared lost.
+   */
+  async takeOverLost(): Promise<void> {
+    const since = this.databaseReachableSince;
+    if (!this.queue || this.stopping || since === null || Date.now() - since < this.config.LOST_AFTER_MS) return;
+    try {
+      for (const { execution, idempotent } of await this.executions.findStale(this.config.LOST_AFTER_MS)) {
+        const decided = await this.runner.takeOver(execution, idempotent);
+        if (decided) this.logger.warn(`took over execution ${execution.id} (attempt ${execution.attempts}): ${decided}`);
+        // The dead worker's job stays active in BullMQ until its lock lapses: the next attempt goes on a job of its own.
+        if (decided === 'released') {
+          await this.queue.add(EXECUTION_JOB, { executionId: execution.id }, takeoverJobOptions(execution.id, execution.attempts));
+        }
+      }
+    } catch (error) {
+      this.logger.warn(`takeover of lost executions failed: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Safety net for what BullMQ cannot see: QUEUED executions whose job vanished (Redis restarted
+   * without persistence, job failed after too many stalls) are enqueued again; BullMQ deduplicates
+   * by job id and the runner decides from the database.
    */
   async reconcile(): Promise<void> {
     if (!this.queue || this.stopping) return;
     try {
-      const stale = await this.executions.findStale(this.config.HEARTBEAT_MS * 5 + this.config.LOCK_DURATION_MS);
       const queued = await this.executions.findQueuedOlderThan(Math.max(5000, this.config.RETRY_MAX_MS + 5000));
-      for (const execution of [...stale, ...queued]) {
+      for (const execution of queued) {
         const job = await this.queue.getJob(execution.id);
         const state = job ? await job.getState() : 'missing';
         if (state === 'active' || state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children')

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import pg from 'pg';
+import type pg from 'pg';
 import {
   EXECUTION_QUEUE,
   ExecutionEventLog,
@@ -12,7 +12,7 @@ import {
   type ExecutionJob,
   type ExecutionRecord,
 } from '../../../../libs/executions/src/index.js';
-import { PgListener } from '../../../../libs/database/src/index.js';
+import { PgListener, createPgPool } from '../../../../libs/database/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 export const EXECUTIONS_PG = Symbol('EXECUTIONS_PG');
@@ -27,7 +27,10 @@ export const EXECUTION_QUEUE_TOKEN = Symbol('EXECUTION_QUEUE');
 export const executionInfrastructure: Provider[] = [
   {
     provide: EXECUTIONS_PG,
-    useFactory: (config: AppConfig) => new pg.Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE }),
+    useFactory: (config: AppConfig) => {
+      const logger = new Logger('Database');
+      return createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (error) => logger.warn(`executions connection lost: ${error.message}`));
+    },
     inject: [APP_CONFIG],
   },
   { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [EXECUTIONS_PG] },

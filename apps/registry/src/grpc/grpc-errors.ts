@@ -1,7 +1,14 @@
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { CursorInvalid } from '../../../../libs/contracts/src/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
-import { DomainError, InputInvalid, PathOutsideSkillPaths, PromotionEvidenceMissing, RequestInvalid } from '../problem/domain-errors.js';
+import {
+  DomainError,
+  InputInvalid,
+  PathOutsideSkillPaths,
+  PromotionEvidenceMissing,
+  RequestInvalid,
+  asDomainError,
+} from '../problem/domain-errors.js';
 import { encodeStatusDetails, type FieldViolation, type PreconditionViolation } from './status-details.js';
 
 /** gRPC status of each stable error code; REST's problem-details.ts is the HTTP counterpart. */
@@ -23,6 +30,7 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<string, GrpcStatus>> = {
   // Lost an optimistic-lock race five times: the client may retry the whole call.
   CONCURRENT_MODIFICATION: GrpcStatus.ABORTED,
   QUEUE_UNAVAILABLE: GrpcStatus.UNAVAILABLE,
+  DATABASE_UNAVAILABLE: GrpcStatus.UNAVAILABLE,
   UNAUTHENTICATED: GrpcStatus.UNAUTHENTICATED,
   FORBIDDEN: GrpcStatus.PERMISSION_DENIED,
 };
@@ -42,7 +50,8 @@ export interface GrpcError {
  * INTERNAL". The stable code travels in the `error-code` trailer and, with the field or precondition
  * violations, in `grpc-status-details-bin`.
  */
-export function toGrpcError(error: unknown): GrpcError | null {
+export function toGrpcError(thrown: unknown): GrpcError | null {
+  const error = asDomainError(thrown);
   if (error instanceof CursorInvalid) {
     return grpcError('INVALID_CURSOR', `${error.message}; start again without a cursor`, {}, [
       { field: 'cursor', description: error.message },

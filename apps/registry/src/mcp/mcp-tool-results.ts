@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { isTerminal, type ExecutionRecord } from '../../../../libs/executions/src/index.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
-import { DomainError, InputInvalid } from '../problem/domain-errors.js';
+import { DomainError, InputInvalid, asDomainError } from '../problem/domain-errors.js';
 import { hasObjectOutput } from '../tool-definitions/tool-definition-formats.js';
 
 /**
@@ -29,7 +29,8 @@ function errorResult(code: string, message: string, details: Record<string, unkn
 }
 
 /** A typed domain error as a tool error; anything else is unexpected (`null`: rethrow it). */
-export function domainErrorResult(error: unknown): CallToolResult | null {
+export function domainErrorResult(thrown: unknown): CallToolResult | null {
+  const error = asDomainError(thrown);
   if (error instanceof InputInvalid) {
     return errorResult(
       error.code,

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../../../../libs/database/src/pg-pool.js';
+
 /**
  * Typed errors of the registry's domain. They carry a stable code and the facts a client needs;
  * each transport maps them (REST: problem-details.filter.ts). No transport concern lives here.
@@ -142,4 +144,20 @@ export class ExecutionFinished extends DomainError {
   constructor(id: string, status: string) {
     super(`Execution '${id}' already finished (${status}); it cannot be cancelled`, { id, current_status: status });
   }
+}
+
+export class DatabaseUnavailable extends DomainError {
+  readonly code = 'DATABASE_UNAVAILABLE';
+  constructor() {
+    super('The database is unavailable right now; retry shortly', {});
+  }
+}
+
+/**
+ * The one place where infrastructure failures become domain errors every transport maps: an
+ * unreachable database is DATABASE_UNAVAILABLE (503 / UNAVAILABLE), whatever driver raised it.
+ */
+export function asDomainError(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  return isDatabaseUnavailable(error) ? new DatabaseUnavailable() : error;
 }

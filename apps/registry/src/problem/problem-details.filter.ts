@@ -23,5 +23,6 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, error:
   }
   body.instance = request.url;
   if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="skill-registry"');
+  if (body.status === 503) reply.header('Retry-After', '2');
   void reply.status(body.status).header('Content-Type', 'application/problem+json').send(body);
 }

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { CursorInvalid } from '../../../../libs/contracts/src/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
-import { DomainError, InputInvalid, RequestInvalid } from './domain-errors.js';
+import { DomainError, InputInvalid, RequestInvalid, asDomainError } from './domain-errors.js';
 
 /** An RFC 9457 problem details body, with the registry's stable `code`. */
 export interface ProblemDetails {
@@ -28,6 +28,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   INPUT_INVALID: 422,
   IDEMPOTENCY_KEY_REUSED: 409,
   QUEUE_UNAVAILABLE: 503,
+  DATABASE_UNAVAILABLE: 503,
   EXECUTION_NOT_FOUND: 404,
   EXECUTION_FINISHED: 409,
 };
@@ -69,7 +70,8 @@ export function problem(status: number, code: string, detail: string, extensions
 }
 
 /** Maps any error to problem details; `null` means "unexpected: log it and answer 500". */
-export function toProblem(error: unknown): ProblemDetails | null {
+export function toProblem(thrown: unknown): ProblemDetails | null {
+  const error = asDomainError(thrown);
   if (error instanceof RequestInvalid) return problem(400, error.code, error.message, { errors: error.errors });
   if (error instanceof InputInvalid) return problem(422, error.code, error.message, { errors: error.violations });
   if (error instanceof DomainError) return problem(STATUS_BY_CODE[error.code] ?? 400, error.code, error.message, error.details);
@@ -98,6 +100,10 @@ export function toProblem(error: unknown): ProblemDetails | null {
     if (status === 400 && /not valid JSON/i.test(detail)) return problem(400, 'MALFORMED_JSON', detail);
     if (status === 413) return problem(413, 'PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MiB');
     const code = (TITLES[status] ?? 'ERROR').toUpperCase().replace(/ /g, '_');
+    // Readiness (terminus) answers 503 with what is down: a dependency outage, not a server fault.
+    if (status === 503 && typeof response === 'object' && response && 'details' in response) {
+      return problem(503, 'NOT_READY', 'A dependency of the registry is unavailable', { checks: (response as { details: unknown }).details });
+    }
     if (status >= 500) return null;
     return problem(status, code, detail);
   }
