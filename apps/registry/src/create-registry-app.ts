@@ -9,6 +9,8 @@ import { type AppConfig, grpcPortOf } from './config/app-config.js';
 import { DiscoveryService } from './discovery/discovery.service.js';
 import { GrpcEndpoint } from './grpc/grpc-endpoint.js';
 import { RegistryGrpcServer } from './grpc/registry-grpc-server.js';
+import { HostGuard } from './http-edge/host-guard.js';
+import { frameworkErrorHandler, installHttpEdge } from './http-edge/http-edge.js';
 import { RegistryModule } from './registry.module.js';
 import { createValidationPipe } from './validation.js';
 
@@ -25,10 +27,13 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
 
   const app = await NestFactory.create<NestFastifyApplication>(
     RegistryModule.forRoot(config),
-    new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES }),
-    { bufferLogs: true },
+    new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, frameworkErrors: frameworkErrorHandler }),
+    { bufferLogs: true, bodyParser: false },
   );
   app.useLogger(app.get(Logger));
+  const hostGuard = new HostGuard(config.ALLOWED_HOSTS, config.HOST);
+  installHttpEdge(app, { bodyLimit: BODY_LIMIT_BYTES, hostGuard });
+  app.get(Logger).log(`HTTP answers to Host ${hostGuard.names?.join(', ') ?? '* (any; ALLOWED_HOSTS=*)'}`, 'HttpEdge');
   app.useGlobalPipes(createValidationPipe());
 
   const document = SwaggerModule.createDocument(

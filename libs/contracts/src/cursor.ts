@@ -12,7 +12,9 @@ export function encodeCursor(after: string): string {
   return Buffer.from(JSON.stringify({ v: 1, after }), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): string {
+/** The position a cursor of ours encodes; CursorInvalid for anything else, whatever its type. */
+export function decodeCursor(cursor: unknown): string {
+  if (typeof cursor !== 'string') throw new CursorInvalid('not a string');
   if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH) throw new CursorInvalid('wrong length');
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new CursorInvalid('not base64url');
   let decoded: unknown;

@@ -2,3 +2,4 @@ export * from './cursor.js';
 export * from './lifecycle.js';
 export * from './json-schema-validator.js';
 export * from './environment.js';
+export * from './strict-json.js';

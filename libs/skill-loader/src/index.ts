@@ -8,5 +8,5 @@ export {
 } from './definition.js';
 export type { IssueCategory, IssueSeverity, ValidationIssue } from './issues.js';
 export { DRAFT_VERSION, SkillPackageLoader, type LoadedSkillPackage, type SkillPackageLoaderOptions } from './loader.js';
-export { findSkillPackages, hashSkillPackage } from './package-files.js';
+export { findSkillPackages, hashSkillPackage, isSkillPackageDir } from './package-files.js';
 export { formatPackageReport } from './report.js';

@@ -62,6 +62,16 @@ export const configSchema = z.object({
   TOOL_ADAPTERS: checkedList(parseToolAdapters),
   TOOLS_DISABLED: checkedList(parseDisabledTools),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** Host names the HTTP API answers to (DNS-rebinding protection); `*` for any. Default: see HostGuard. */
+  ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((raw) =>
+      (raw ?? '')
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    ),
   /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
   BENCH_BASELINE_ROUTE: z
     .enum(['true', 'false'])

@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { PackageNotFound, PathOutsideSkillPaths, RequestInvalid } from '../problem/domain-errors.js';
+import { isSkillPackageDir } from '../../../../libs/skill-loader/src/index.js';
+import { NotAPackage, PackageNotFound, PathOutsideSkillPaths, RequestInvalid } from '../problem/domain-errors.js';
 
 /** A configured SKILL_PATHS root and, when it exists, its real path. */
 export interface SkillRoot {
@@ -56,5 +57,7 @@ export async function resolvePackagePath(requested: string, roots: SkillRoot[]):
       roots.map((root) => root.configured),
     );
   if (!(await stat(real)).isDirectory()) throw new PackageNotFound(requested);
+  // A domain folder or a root holds packages but is none: registering it would store a bogus skill.
+  if (!(await isSkillPackageDir(real))) throw new NotAPackage(requested);
   return real;
 }

@@ -29,7 +29,9 @@ export const executionInfrastructure: Provider[] = [
     provide: EXECUTIONS_PG,
     useFactory: (config: AppConfig) => {
       const logger = new Logger('Database');
-      return createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (error) => logger.warn(`executions connection lost: ${error.message}`));
+      return createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (error) =>
+        logger.warn(`executions connection lost: ${error.message}`),
+      );
     },
     inject: [APP_CONFIG],
   },

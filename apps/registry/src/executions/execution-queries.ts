@@ -12,6 +12,19 @@ export interface ListExecutionsQuery {
   cursor?: string;
 }
 
+const ISSUED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The position an executions cursor encodes, exactly as issued (`<ISO time>|<uuid>`), or CursorInvalid. */
+function decodeExecutionsCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id, extra] = decodeCursor(cursor).split('|');
+  const createdAt = new Date(at ?? '');
+  if (extra !== undefined || !at || !ISSUED_AT.test(at) || Number.isNaN(createdAt.getTime()) || !id || !UUID.test(id)) {
+    throw new CursorInvalid('not an executions cursor');
+  }
+  return { createdAt, id };
+}
+
 /** Read-side use-cases of executions, shared by every transport (REST, gRPC, MCP). */
 @Injectable()
 export class ExecutionQueries {
@@ -30,10 +43,7 @@ export class ExecutionQueries {
   async list(query: ListExecutionsQuery): Promise<{ items: ExecutionRecord[]; nextCursor: string | null }> {
     let after: { createdAt: Date; id: string } | undefined;
     if (query.cursor) {
-      const [at, id] = decodeCursor(query.cursor).split('|');
-      const createdAt = new Date(at ?? '');
-      if (!id || Number.isNaN(createdAt.getTime())) throw new CursorInvalid('not an executions cursor');
-      after = { createdAt, id };
+      after = decodeExecutionsCursor(query.cursor);
     }
     const rows = await this.executions.list({
       skill: query.skill,

@@ -63,7 +63,7 @@ export class AdminGrpcController {
       reason: request.reason ?? '',
       version: request.version || undefined,
       successor: request.successor || undefined,
-      sunset: fromTimestamp(request.sunset)?.toISOString(),
+      sunset: fromTimestamp(request.sunset, 'sunset')?.toISOString(),
     });
     const versions = await this.deprecateSkill.execute({
       name,

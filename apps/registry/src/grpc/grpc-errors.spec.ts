@@ -4,12 +4,14 @@ import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import * as domainErrors from '../problem/domain-errors.js';
 import {
   ConcurrentModification,
+  DatabaseUnavailable,
   DomainError,
   ExecutionFinished,
   ExecutionNotFound,
   IdempotencyKeyReused,
   InputInvalid,
   InvalidTransition,
+  NotAPackage,
   PackageNotFound,
   PathOutsideSkillPaths,
   PromotionEvidenceMissing,
@@ -38,6 +40,8 @@ describe('gRPC error mapping', () => {
     [new IdempotencyKeyReused('k', 'id'), status.ALREADY_EXISTS],
     [new ConcurrentModification('x', '1.0.0'), status.ABORTED],
     [new QueueUnavailable('down'), status.UNAVAILABLE],
+    [new DatabaseUnavailable(), status.UNAVAILABLE],
+    [new NotAPackage('skills/simulation'), status.INVALID_ARGUMENT],
     [new Unauthenticated('who?'), status.UNAUTHENTICATED],
     [new Forbidden('agent'), status.PERMISSION_DENIED],
   ])('case %# maps to its status, with the stable code in the error-code trailer', (error, expected) => {
@@ -59,6 +63,24 @@ describe('gRPC error mapping', () => {
       });
     expect(codes.length).toBeGreaterThan(10);
     for (const code of codes) expect(GRPC_STATUS_BY_CODE[code as string]).toBeDefined();
+  });
+
+  it('answers an unreachable database, whatever the driver raised, as UNAVAILABLE DATABASE_UNAVAILABLE', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    for (const error of [refused, terminated, new Error('wrapped', { cause: refused })]) {
+      const mapped = toGrpcError(error);
+      expect(mapped?.code).toBe(status.UNAVAILABLE);
+      expect(mapped?.metadata.get('error-code')).toEqual(['DATABASE_UNAVAILABLE']);
+    }
+  });
+
+  it('never echoes a long request value into the trailers (a 100 KB name stays under 4 KiB of metadata)', () => {
+    const mapped = toGrpcError(new SkillNotFound('x'.repeat(100_000)))!;
+    expect(mapped.code).toBe(status.NOT_FOUND);
+    expect(mapped.details.length).toBeLessThan(1200);
+    const size = Object.entries(mapped.metadata.toHttp2Headers()).reduce((sum, [key, value]) => sum + key.length + String(value).length, 0);
+    expect(size).toBeLessThan(4096);
   });
 
   it('leaves unexpected errors to the filter (logged, INTERNAL)', () => {

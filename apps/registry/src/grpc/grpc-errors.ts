@@ -1,5 +1,5 @@
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
-import { CursorInvalid } from '../../../../libs/contracts/src/index.js';
+import { CursorInvalid, clip, printable } from '../../../../libs/contracts/src/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import {
   DomainError,
@@ -20,6 +20,7 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<string, GrpcStatus>> = {
   INPUT_INVALID: GrpcStatus.INVALID_ARGUMENT,
   INVALID_CURSOR: GrpcStatus.INVALID_ARGUMENT,
   PATH_OUTSIDE_SKILL_PATHS: GrpcStatus.INVALID_ARGUMENT,
+  NOT_A_PACKAGE: GrpcStatus.INVALID_ARGUMENT,
   INVALID_TRANSITION: GrpcStatus.FAILED_PRECONDITION,
   PROMOTION_EVIDENCE_FAILED: GrpcStatus.FAILED_PRECONDITION,
   VERSION_IMMUTABLE: GrpcStatus.FAILED_PRECONDITION,
@@ -33,6 +34,8 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<string, GrpcStatus>> = {
   DATABASE_UNAVAILABLE: GrpcStatus.UNAVAILABLE,
   UNAUTHENTICATED: GrpcStatus.UNAUTHENTICATED,
   FORBIDDEN: GrpcStatus.PERMISSION_DENIED,
+  HOST_NOT_ALLOWED: GrpcStatus.PERMISSION_DENIED,
+  ORIGIN_NOT_ALLOWED: GrpcStatus.PERMISSION_DENIED,
 };
 
 export const ERROR_DOMAIN = 'skill-registry.dev';
@@ -94,13 +97,29 @@ function preconditionViolations(error: DomainError): PreconditionViolation[] {
   return [{ type: error.code, subject, description: error.message }];
 }
 
+/**
+ * Longest message and detail value sent. Everything here travels in HTTP/2 trailers, which a peer
+ * refuses past its header-list limit (16 KiB by default): a request value echoed at length would
+ * make the whole call fail, so no value is repeated beyond this.
+ */
+const MAX_MESSAGE = 1024;
+const MAX_DETAIL = 256;
+const MAX_VIOLATIONS = 20;
+
 function grpcError(
   code: string,
-  message: string,
+  fullMessage: string,
   details: Record<string, unknown> = {},
-  fieldViolations: FieldViolation[] = [],
-  preconditionViolations: PreconditionViolation[] = [],
+  allFieldViolations: FieldViolation[] = [],
+  allPreconditionViolations: PreconditionViolation[] = [],
 ): GrpcError {
+  const message = printable(clip(fullMessage, MAX_MESSAGE));
+  const fieldViolations = allFieldViolations
+    .slice(0, MAX_VIOLATIONS)
+    .map((v) => ({ field: clip(v.field, MAX_DETAIL), description: clip(v.description, MAX_DETAIL) }));
+  const preconditionViolations = allPreconditionViolations
+    .slice(0, MAX_VIOLATIONS)
+    .map((v) => ({ type: v.type, subject: clip(v.subject, MAX_DETAIL), description: clip(v.description, MAX_DETAIL) }));
   const status = GRPC_STATUS_BY_CODE[code] ?? (code === 'INTERNAL' ? GrpcStatus.INTERNAL : GrpcStatus.FAILED_PRECONDITION);
   const metadata = new Metadata();
   metadata.set('error-code', code);
@@ -122,7 +141,8 @@ function grpcError(
 function scalarDetails(details: Record<string, unknown>): Record<string, string> {
   const scalars: Record<string, string> = {};
   for (const [key, value] of Object.entries(details)) {
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') scalars[key] = String(value);
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      scalars[key] = clip(String(value), MAX_DETAIL);
   }
   return scalars;
 }

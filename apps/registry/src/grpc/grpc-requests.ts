@@ -20,8 +20,12 @@ function given<T>(value: T | '' | 0 | null | undefined): T | undefined {
   return value === '' || value === 0 || value === null || value === undefined ? undefined : value;
 }
 
-function enumGiven(value: string | undefined): string | undefined {
-  return !value || value.endsWith('_UNSPECIFIED') ? undefined : value;
+/** An enum field; proto-loader gives a value outside the enum as its number, which is refused here. */
+function enumGiven(value: string | number | undefined, field: string): string | undefined {
+  if (typeof value === 'number' && value !== 0) {
+    throw new RequestInvalid(`${field}: ${value} is not a value of the enum`, [{ field, message: `${value} is not a value of the enum` }]);
+  }
+  return !value || typeof value !== 'string' || value.endsWith('_UNSPECIFIED') ? undefined : value;
 }
 
 function tagsGiven(tags: string[] | undefined): string[] | undefined {
@@ -58,7 +62,7 @@ export function parseListSkills(request: ListSkillsRequest) {
           domain: given(request.domain),
           agent: given(request.agent),
           phase: given(request.phase),
-          status: enumGiven(request.status),
+          status: enumGiven(request.status, 'status'),
           tag: tagsGiven(request.tags),
           q: given(request.q),
           limit: given(request.limit),
@@ -98,7 +102,7 @@ export function parseSearchSkills(request: SearchSkillsRequest) {
           domain: given(request.domain),
           agent: given(request.agent),
           tag: tagsGiven(request.tags),
-          status: enumGiven(request.status),
+          status: enumGiven(request.status, 'status'),
           phase: given(request.phase),
           limit: given(request.limit),
         }),
@@ -128,7 +132,7 @@ export function parseListExecutions(request: ListExecutionsRequest) {
   const query = parseListExecutionsQuery(
     compact({
       skill: given(request.skill),
-      status: enumGiven(request.status),
+      status: enumGiven(request.status, 'status'),
       session_id: given(request.session_id),
       limit: given(request.limit),
       cursor: given(request.cursor),

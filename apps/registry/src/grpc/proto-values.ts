@@ -1,3 +1,5 @@
+import { RequestInvalid } from '../problem/domain-errors.js';
+
 /**
  * google.protobuf well-known types as @grpc/proto-loader encodes them here. Its built-in copies of
  * Struct and Value keep protobufjs's camelCase field names (`stringValue`, ...) even with
@@ -41,7 +43,7 @@ function toValue(value: unknown): ProtoValue {
   return { stringValue: String(value) };
 }
 
-/** A decoded Struct back to JSON (what the use-cases take). */
+/** A decoded Struct back to JSON (what the use-cases take). Its depth was bounded at the gRPC edge (grpc-request-check.ts). */
 export function fromStruct(struct: ProtoStruct | null | undefined): Record<string, unknown> {
   const json: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(struct?.fields ?? {})) json[key] = fromValue(value);
@@ -66,8 +68,18 @@ export function toTimestamp(at: string | Date | null | undefined): ProtoTimestam
   return { seconds, nanos: (ms - seconds * 1000) * 1_000_000 };
 }
 
-/** A decoded Timestamp as a Date (`null` when absent). */
-export function fromTimestamp(timestamp: ProtoTimestamp | null | undefined): Date | null {
+/** The range google.protobuf.Timestamp allows: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z. */
+const MIN_SECONDS = -62_135_596_800;
+const MAX_SECONDS = 253_402_300_799;
+
+/** A decoded Timestamp as a Date (`null` when absent); outside the Timestamp range, a RequestInvalid naming `field`. */
+export function fromTimestamp(timestamp: ProtoTimestamp | null | undefined, field: string): Date | null {
   if (!timestamp) return null;
-  return new Date(Number(timestamp.seconds) * 1000 + Math.floor(timestamp.nanos / 1_000_000));
+  const seconds = Number(timestamp.seconds);
+  const nanos = timestamp.nanos ?? 0;
+  if (!Number.isInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS || nanos < 0 || nanos > 999_999_999) {
+    const message = 'must be a Timestamp between 0001-01-01 and 9999-12-31 (nanos 0–999999999)';
+    throw new RequestInvalid(`${field} ${message}`, [{ field, message }]);
+  }
+  return new Date(seconds * 1000 + Math.floor(nanos / 1_000_000));
 }

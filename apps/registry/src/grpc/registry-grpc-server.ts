@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Metadata, Server, ServerCredentials, type sendUnaryData } from '@grpc/grpc-js';
+import { Metadata, Server, ServerCredentials, type ServiceDefinition, type sendUnaryData } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { Logger } from '@nestjs/common';
@@ -8,6 +8,7 @@ import { projectRoot } from '../../../../libs/database/src/paths.js';
 import { deprecationSignals } from '../skills/deprecation-headers.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { reflectionPackageDefinition } from './reflection-descriptors.js';
+import { checkedRequest, decodingNeverThrows } from './grpc-request-check.js';
 
 export const GRPC_PACKAGE = 'skillregistry.v1';
 export const GRPC_SERVICE = 'SkillRegistry';
@@ -66,11 +67,29 @@ export class RegistryGrpcServer extends ServerGrpc {
 
   override async createClient(): Promise<Server> {
     const server = new Server();
+    // grpc-js answers INTERNAL when a request cannot be decoded; decoding failures become a value checkedRequest refuses.
+    const addService = server.addService.bind(server);
+    server.addService = (service: ServiceDefinition, implementation) => addService(decodingNeverThrows(service), implementation);
     this.boundPort = await new Promise<number>((resolve, reject) =>
       server.bindAsync(this.url, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
     );
     this.grpcLogger.log(`gRPC ${GRPC_PACKAGE}.${GRPC_SERVICE} listening on ${this.url.replace(/:\d+$/, `:${this.boundPort}`)}`);
     return server;
+  }
+
+  /**
+   * Every call passes the gRPC edge's checks first (decodable, storable text, bounded depth): a
+   * refusal is INVALID_ARGUMENT before any handler runs, for unary and streaming calls alike.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  override createServiceMethod(methodHandler: Function, protoNativeHandler: any, streamType: any): Function {
+    const method = super.createServiceMethod(methodHandler, protoNativeHandler, streamType) as (call: any, callback?: any) => unknown;
+    return (call: { request: unknown; emit(event: 'error', error: unknown): void }, callback?: sendUnaryData<unknown>) => {
+      const refusal = checkedRequest(call.request);
+      if (!refusal) return method(call, callback);
+      if (callback) return callback(refusal);
+      call.emit('error', refusal);
+    };
   }
 
   // Signature of the base class, which types handlers as plain functions.

@@ -28,7 +28,7 @@ export class McpToolList {
 
   constructor(private readonly exposed: ExposedSkills) {}
 
-  page(filter: ToolFilter, cursor: string | undefined): ListToolsResult {
+  page(filter: ToolFilter, cursor: unknown): ListToolsResult {
     const { tools } = this.listing(filter);
     let start = 0;
     if (cursor !== undefined) {

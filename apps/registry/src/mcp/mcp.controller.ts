@@ -3,7 +3,6 @@ import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
-import { Forbidden } from '../auth/token-authenticator.js';
 import { parseMcpEndpointQuery } from './mcp-endpoint.dto.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 
@@ -13,8 +12,9 @@ const DESCRIPTION =
   '(repeatable, all must match), domain, agent. Same bearer tokens and rules as the REST reads.';
 
 /**
- * Thin HTTP edge of the MCP endpoint: the global AuthGuard has authenticated the caller (401 problem
- * otherwise), the filter is parsed here (400 problem), then the MCP SDK's transports own the exchange.
+ * Thin HTTP edge of the MCP endpoint: Host and Origin were checked (http-edge/host-guard.ts), the
+ * global AuthGuard has authenticated the caller (401 problem otherwise), the filter is parsed here
+ * (400 problem), then the MCP SDK's transports own the exchange.
  */
 @ApiTags('mcp')
 @Controller('mcp')
@@ -60,25 +60,7 @@ export class McpController {
 
   private async serve(request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>, principal: Principal): Promise<void> {
     const filter = parseMcpEndpointQuery(query);
-    assertSameOrigin(request);
     reply.hijack();
     await this.endpoint.handle(request.raw, reply.raw, request.body, { principal, filter });
   }
-}
-
-/**
- * MCP's guard against DNS rebinding: a browser page may only talk to the endpoint from the
- * endpoint's own origin. Non-browser clients send no Origin header.
- */
-function assertSameOrigin(request: FastifyRequest): void {
-  const origin = request.headers.origin;
-  if (origin === undefined) return;
-  let host: string | null = null;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    /* not a URL: refused below */
-  }
-  if (host === null || host !== request.headers.host)
-    throw new Forbidden(`Origin ${origin} may not use the MCP endpoint of ${request.headers.host}`);
 }

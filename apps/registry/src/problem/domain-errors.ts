@@ -1,3 +1,4 @@
+import { clip, printable } from '../../../../libs/contracts/src/strict-json.js';
 import { isDatabaseUnavailable } from '../../../../libs/database/src/pg-pool.js';
 
 /**
@@ -68,6 +69,16 @@ export class PackageNotFound extends DomainError {
   readonly code = 'PACKAGE_NOT_FOUND';
   constructor(requested: string) {
     super(`No skill package at '${requested}' (no definition.json, handler.ts or SKILL.md there)`, { path: requested });
+  }
+}
+
+export class NotAPackage extends DomainError {
+  readonly code = 'NOT_A_PACKAGE';
+  constructor(requested: string) {
+    super(
+      `'${printable(clip(requested, 200))}' is a directory but not a skill package: it has no definition.json, handler.ts or SKILL.md of its own (packages sit at <root>/<domain>/<skill_name>/)`,
+      { path: clip(requested, 200) },
+    );
   }
 }
 
@@ -160,4 +171,20 @@ export class DatabaseUnavailable extends DomainError {
 export function asDomainError(error: unknown): unknown {
   if (error instanceof DomainError) return error;
   return isDatabaseUnavailable(error) ? new DatabaseUnavailable() : error;
+}
+
+/** A request whose Host is not one this registry answers to (DNS-rebinding protection, ALLOWED_HOSTS). */
+export class HostNotAllowed extends DomainError {
+  readonly code = 'HOST_NOT_ALLOWED';
+  constructor(host: string) {
+    super(`Host '${printable(clip(host))}' is not one this registry answers to; add it to ALLOWED_HOSTS if it should be`, {});
+  }
+}
+
+/** A browser request from a page of another origin. */
+export class OriginNotAllowed extends DomainError {
+  readonly code = 'ORIGIN_NOT_ALLOWED';
+  constructor(origin: string) {
+    super(`Origin '${printable(clip(origin))}' may not use this registry from a browser`, {});
+  }
 }

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JsonRejected } from '../../../../libs/contracts/src/index.js';
 import { problem, toProblem, type ProblemDetails } from './problem-details.js';
 
 /** The REST transport's one error mapper: every error leaves as application/problem+json. */
@@ -16,6 +17,15 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 }
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, error: unknown, logger: Logger): void {
+  // A refused JSON body on the MCP endpoint is a JSON-RPC parse error (-32700) or invalid params (-32602).
+  if (error instanceof JsonRejected && request.url.startsWith('/mcp')) {
+    const code = error.kind === 'malformed' ? -32700 : -32602;
+    void reply
+      .status(400)
+      .header('Content-Type', 'application/json')
+      .send({ jsonrpc: '2.0', id: null, error: { code, message: error.message } });
+    return;
+  }
   let body: ProblemDetails | null = toProblem(error);
   if (!body) {
     logger.error(`unexpected error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);

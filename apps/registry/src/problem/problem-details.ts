@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { CursorInvalid } from '../../../../libs/contracts/src/index.js';
+import { CursorInvalid, JsonRejected } from '../../../../libs/contracts/src/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import { DomainError, InputInvalid, RequestInvalid, asDomainError } from './domain-errors.js';
 
@@ -23,12 +23,15 @@ const STATUS_BY_CODE: Record<string, number> = {
   VERSION_IMMUTABLE: 409,
   CONCURRENT_MODIFICATION: 409,
   PATH_OUTSIDE_SKILL_PATHS: 400,
+  NOT_A_PACKAGE: 422,
   VALIDATION_FAILED: 400,
   SKILL_NOT_EXECUTABLE: 409,
   INPUT_INVALID: 422,
   IDEMPOTENCY_KEY_REUSED: 409,
   QUEUE_UNAVAILABLE: 503,
   DATABASE_UNAVAILABLE: 503,
+  HOST_NOT_ALLOWED: 403,
+  ORIGIN_NOT_ALLOWED: 403,
   EXECUTION_NOT_FOUND: 404,
   EXECUTION_FINISHED: 409,
 };
@@ -54,6 +57,7 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; detail?: st
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send JSON with Content-Type: application/json' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'Body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'MALFORMED_JSON', detail: 'Body is empty but Content-Type is application/json' },
+  FST_ERR_BAD_URL: { status: 400, code: 'MALFORMED_URL', detail: 'The URL is not validly percent-encoded UTF-8' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'BAD_REQUEST', detail: 'Content-Length does not match the body' },
 };
 
@@ -77,6 +81,11 @@ export function toProblem(thrown: unknown): ProblemDetails | null {
   if (error instanceof DomainError) return problem(STATUS_BY_CODE[error.code] ?? 400, error.code, error.message, error.details);
   if (error instanceof Unauthenticated) return problem(401, error.code, error.message);
   if (error instanceof Forbidden) return problem(403, error.code, error.message);
+  if (error instanceof JsonRejected) {
+    if (error.kind === 'malformed') return problem(400, 'MALFORMED_JSON', `Body is refused: ${error.message}`);
+    const field = error.pointer ?? 'request';
+    return problem(400, 'VALIDATION_FAILED', `Request is invalid: ${error.message}`, { errors: [{ field, message: error.reason }] });
+  }
   if (error instanceof CursorInvalid) {
     return problem(400, 'INVALID_CURSOR', `${error.message}; start again without a cursor`, {
       errors: [{ field: 'cursor', message: error.message }],
@@ -102,7 +111,9 @@ export function toProblem(thrown: unknown): ProblemDetails | null {
     const code = (TITLES[status] ?? 'ERROR').toUpperCase().replace(/ /g, '_');
     // Readiness (terminus) answers 503 with what is down: a dependency outage, not a server fault.
     if (status === 503 && typeof response === 'object' && response && 'details' in response) {
-      return problem(503, 'NOT_READY', 'A dependency of the registry is unavailable', { checks: (response as { details: unknown }).details });
+      return problem(503, 'NOT_READY', 'A dependency of the registry is unavailable', {
+        checks: (response as { details: unknown }).details,
+      });
     }
     if (status >= 500) return null;
     return problem(status, code, detail);

@@ -1,0 +1,59 @@
+import { Logger } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JsonRejected, assertStorableText, parseStrictJson } from '../../../../libs/contracts/src/index.js';
+import { RequestInvalid } from '../problem/domain-errors.js';
+import { sendProblem } from '../problem/problem-details.filter.js';
+import { HostGuard } from './host-guard.js';
+
+const logger = new Logger('HttpEdge');
+
+/**
+ * What every HTTP request passes before any route sees it, in one place:
+ * - bodies: JSON only through parseStrictJson (UTF-8, bounded depth, unique keys, storable text),
+ *   within `bodyLimit`;
+ * - query and path parameters: storable text (a NUL or lone surrogate would reach Postgres);
+ * - Host and Origin (DNS-rebinding protection, see HostGuard).
+ * Refusals are problem details (JSON-RPC errors on /mcp), like every other error.
+ */
+export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimit: number; hostGuard: HostGuard }): void {
+  app.useBodyParser('application/json', { bodyLimit: options.bodyLimit }, (_request, body, done) => {
+    try {
+      done(null, parseStrictJson(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', async (request: FastifyRequest) => options.hostGuard.check(request));
+  fastify.addHook('preValidation', async (request: FastifyRequest) => {
+    checkParameters(request.query, 'query');
+    checkParameters(request.params, 'path');
+    // Every REST body is an object; `null`, arrays and scalars are refused, not read as "no body". (MCP takes batches.)
+    const body = request.body;
+    if (body !== undefined && !request.url.startsWith('/mcp') && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+      throw new RequestInvalid('Body must be a JSON object', [
+        { field: 'body', message: `must be a JSON object, not ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}` },
+      ]);
+    }
+  });
+}
+
+function checkParameters(values: unknown, where: 'query' | 'path'): void {
+  try {
+    assertStorableText(values);
+  } catch (error) {
+    if (!(error instanceof JsonRejected)) throw error;
+    // A parameter's pointer is `/name` (or `/name/index` when repeated); the field is its name.
+    const field = (error.pointer ?? '').split('/')[1] || where;
+    throw new RequestInvalid(`Request is invalid: ${where} parameter '${field}' ${error.reason}`, [{ field, message: error.reason }]);
+  }
+}
+
+/**
+ * Fastify's answer to requests its router refuses before any hook runs (a malformed URL such as
+ * `/v1/skills/%FF`, an over-long path parameter): problem details like everything else.
+ */
+export function frameworkErrorHandler(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  sendProblem(reply, request, error, logger);
+}
