@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { Client, ProtocolError, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -287,6 +288,58 @@ describe('the registry as an MCP server (official MCP SDK client over Streamable
         headers: { ...MCP_HEADERS, origin: 'http://evil.example' },
       });
       expect(response.status).toBe(403);
+    });
+
+    it('refuses a Host it does not answer to even when the Origin matches it (a rebound name), before any session opens', async () => {
+      // fetch may not set Host: node:http can, as a browser on a rebound name does.
+      const post = (path: string, method: string, headers: Record<string, string>, body?: unknown) =>
+        new Promise<{ status: number; code: string | undefined; session: string | undefined }>((resolve, reject) => {
+          const request = httpRequest(
+            `${registry.baseUrl}${path}`,
+            { method, headers: { authorization: `Bearer ${AGENT_TOKEN}`, ...headers } },
+            (response) => {
+              let text = '';
+              response.on('data', (chunk) => (text += chunk));
+              response.on('end', () =>
+                resolve({
+                  status: response.statusCode ?? 0,
+                  code: text.startsWith('{') ? JSON.parse(text).code : undefined,
+                  session: response.headers['mcp-session-id'] as string | undefined,
+                }),
+              );
+            },
+          );
+          request.on('error', reject);
+          request.end(body === undefined ? undefined : JSON.stringify(body));
+        });
+      const json = { ...MCP_HEADERS, 'content-type': 'application/json' };
+      for (const host of ['evil.example.com', 'evil.example.com:80', '127.0.0.1.evil.example']) {
+        const answer = await post('/mcp', 'POST', { ...json, host, origin: `http://${host}` }, initializeRequest());
+        expect({ host, ...answer }).toEqual({ host, status: 403, code: 'HOST_NOT_ALLOWED', session: undefined });
+      }
+      const events = await post('/v1/executions/00000000-0000-4000-8000-000000000000/events', 'GET', { host: 'evil.example.com' });
+      expect(events).toMatchObject({ status: 403, code: 'HOST_NOT_ALLOWED' });
+      // The registry's own names keep working, with or without a matching browser Origin.
+      const local = new URL(registry.baseUrl).host;
+      for (const host of [local, local.replace('127.0.0.1', 'localhost')]) {
+        const own = await post('/mcp', 'POST', { ...json, host, origin: `http://${host}` }, initializeRequest());
+        expect({ host, status: own.status }).toEqual({ host, status: 200 });
+      }
+    });
+
+    it('answers tools/list with a cursor that is not a string with -32602, not -32603', async () => {
+      const { transport } = await connect();
+      const headers = { ...MCP_HEADERS, 'mcp-session-id': transport.sessionId as string, 'mcp-protocol-version': '2025-11-25' };
+      for (const cursor of [123, { a: 1 }, ['x'], true]) {
+        const answer = await call(registry.baseUrl, 'POST', '/mcp', {
+          token: AGENT_TOKEN,
+          body: { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { cursor } },
+          headers,
+        });
+        const message = typeof answer.body === 'string' ? JSON.parse(answer.body.split('data: ')[1] ?? '{}') : answer.body;
+        expect({ cursor, code: message.error?.code }).toEqual({ cursor, code: -32602 });
+      }
+      await transport.terminateSession();
     });
   });
 

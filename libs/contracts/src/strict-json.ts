@@ -128,5 +128,6 @@ export function clip(text: string, max = 64): string {
 
 /** Text safe to put in an error message or header: control characters escaped, surrogates repaired. */
 export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped here
   return text.toWellFormed().replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -81,10 +81,19 @@ export class RegistryGrpcServer extends ServerGrpc {
    * Every call passes the gRPC edge's checks first (decodable, storable text, bounded depth): a
    * refusal is INVALID_ARGUMENT before any handler runs, for unary and streaming calls alike.
    */
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  override createServiceMethod(methodHandler: Function, protoNativeHandler: any, streamType: any): Function {
-    const method = super.createServiceMethod(methodHandler, protoNativeHandler, streamType) as (call: any, callback?: any) => unknown;
-    return (call: { request: unknown; emit(event: 'error', error: unknown): void }, callback?: sendUnaryData<unknown>) => {
+  override createServiceMethod(
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+    methodHandler: Function,
+    protoNativeHandler: Parameters<ServerGrpc['createServiceMethod']>[1],
+    streamType: Parameters<ServerGrpc['createServiceMethod']>[2],
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  ): Function {
+    type Call = { request: unknown; emit(event: 'error', error: unknown): void };
+    const method = super.createServiceMethod(methodHandler, protoNativeHandler, streamType) as (
+      call: Call,
+      callback?: sendUnaryData<unknown>,
+    ) => unknown;
+    return (call: Call, callback?: sendUnaryData<unknown>) => {
       const refusal = checkedRequest(call.request);
       if (!refusal) return method(call, callback);
       if (callback) return callback(refusal);

@@ -5,6 +5,7 @@ import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler }
 import type { McpConnection } from './mcp-connection.js';
 import { McpServerFactory } from './mcp-server-factory.js';
 import { McpSessions, sendJsonRpcError } from './mcp-sessions.js';
+import { malformedParams } from './mcp-request-check.js';
 import { McpToolList } from './mcp-tool-list.js';
 
 /** How often the catalog generation is compared (it moves on every change on any replica). */
@@ -40,6 +41,11 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
   /** Serves one HTTP request of the endpoint; the caller has authenticated it and parsed the filter. */
   async handle(request: IncomingMessage, response: ServerResponse, body: unknown, connection: McpConnection): Promise<void> {
     try {
+      const refused = request.method === 'POST' ? malformedParams(body) : null;
+      if (refused) {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
+        return;
+      }
       if (request.method === 'POST' && !(await isLegacyRequest(await toWebRequest(request, body), body))) {
         (request as IncomingMessage & { auth?: AuthInfo }).auth = authInfoOf(connection);
         await this.modernNode(request, response, body);

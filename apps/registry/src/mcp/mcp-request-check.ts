@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/**
+ * Shapes of request params that the MCP SDK checks with its wire schemas but answers with -32603
+ * (Internal error) when they fail, for every method but tools/call. Checked here first so that a
+ * client's mistake is -32602 (Invalid params), as the JSON-RPC and MCP specifications require.
+ */
+const meta = z.record(z.string(), z.unknown());
+const paramsBase = z.object({ _meta: meta.optional() }).loose();
+const PARAMS_BY_METHOD: Record<string, z.ZodType> = {
+  initialize: paramsBase.extend({
+    protocolVersion: z.string(),
+    capabilities: z.record(z.string(), z.unknown()),
+    clientInfo: z.object({ name: z.string(), version: z.string() }).loose(),
+  }),
+  'tools/list': paramsBase.extend({ cursor: z.string().optional() }),
+};
+
+/** A JSON-RPC error answer for the first request in `body` whose params are malformed, or null. */
+export function malformedParams(body: unknown): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } } | null {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (!message || typeof message !== 'object') continue;
+    const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
+    if (typeof method !== 'string' || id === undefined) continue;
+    const schema = PARAMS_BY_METHOD[method] ?? paramsBase;
+    if (params === undefined && method !== 'initialize') continue;
+    const parsed = schema.safeParse(params);
+    if (parsed.success) continue;
+    const issues = parsed.error.issues.map((issue) => `params${issue.path.map((key) => `.${String(key)}`).join('')}: ${issue.message}`);
+    return { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params for ${method}: ${issues.join('; ')}` } };
+  }
+  return null;
+}

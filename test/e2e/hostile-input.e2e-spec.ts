@@ -1,0 +1,178 @@
+import { rm } from 'node:fs/promises';
+import * as grpc from '@grpc/grpc-js';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { bearer, failure, grpcPort, registryClient, unary, type RegistryClient } from '../support/grpc.js';
+import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+
+/** Raw protobuf: a length-delimited field, enough to hand-craft what a well-behaved client never sends. */
+const field = (number: number, bytes: Buffer) => Buffer.concat([Buffer.from([(number << 3) | 2, bytes.length]), bytes]);
+const varintField = (number: number, value: number) => Buffer.from([number << 3, value]);
+
+/** Regression tests of the client mistakes that answered 5xx, hung, or were accepted (issue 9). */
+describe('hostile input on every transport', () => {
+  let db: TestDatabase;
+  let root: string;
+  let registry: RunningRegistry;
+  let client: RegistryClient;
+  let raw: grpc.Client;
+  let snapshot: () => Promise<string>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('hostile');
+    root = await tempRoot();
+    await writeEchoSkill(root);
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix: `test-hostile-${process.pid}` });
+    client = registryClient(grpcPort(registry));
+    raw = new grpc.Client(`127.0.0.1:${grpcPort(registry)}`, grpc.credentials.createInsecure());
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    snapshot = async () => {
+      const rows = await pool.query(
+        `SELECT (SELECT count(*) FROM skills) || '/' || (SELECT count(*) FROM skill_versions) || '/' ||
+                (SELECT count(*) FROM lifecycle_events) || '/' || (SELECT count(*) FROM executions) ||
+                '/' || (SELECT string_agg(status::text || lock_version, ',' ORDER BY id) FROM skill_versions) AS state`,
+      );
+      return rows.rows[0].state as string;
+    };
+    afterAllPool = pool;
+  });
+  let afterAllPool: pg.Pool;
+
+  afterAll(async () => {
+    client?.close();
+    raw?.close();
+    await afterAllPool?.end();
+    await registry?.stop();
+    await db?.drop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const post = (path: string, rawBody: string | Buffer, headers: Record<string, string> = admin) =>
+    fetch(`${registry.baseUrl}${path}`, { method: 'POST', headers, body: rawBody }).then(async (response) => ({
+      status: response.status,
+      type: response.headers.get('content-type'),
+      body: (await response.json()) as any,
+    }));
+
+  it('refuses NUL characters and lone surrogates in query parameters, bodies and session ids with 400 naming the field', async () => {
+    const before = await snapshot();
+    const query = await call(registry.baseUrl, 'GET', '/v1/executions?session_id=a%00b');
+    expect(query).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', errors: [{ field: 'session_id' }] } });
+    const search = await call(registry.baseUrl, 'GET', '/v1/skills?q=%00');
+    expect(search.status).toBe(400);
+    const reason = await post('/v1/admin/skills/echo_text/deprecate', '{"reason":"a\\u0000b"}');
+    expect(reason).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', errors: [{ field: '/reason' }] } });
+    const session = await post('/v1/skills/echo_text/executions', '{"input":{"text":"x"},"session_id":"\\ud800"}');
+    expect(session).toMatchObject({ status: 400, body: { errors: [{ field: '/session_id' }] } });
+    const inputKey = await post('/v1/skills/echo_text/executions', '{"input":{"te\\u0000xt":"x"}}');
+    expect(inputKey.status).toBe(400);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('refuses invalid UTF-8, duplicated keys, prototype keys and 10,000-level nesting as MALFORMED_JSON, changing nothing', async () => {
+    const before = await snapshot();
+    const invalidUtf8 = Buffer.concat([Buffer.from('{"reason":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    expect(await post('/v1/admin/skills/echo_text/deprecate', invalidUtf8)).toMatchObject({
+      status: 400,
+      body: { code: 'MALFORMED_JSON' },
+    });
+    const duplicated = await post('/v1/admin/skills/echo_text/deprecate', '{"reason":"one","reason":"two"}');
+    expect(duplicated).toMatchObject({ status: 400, body: { code: 'MALFORMED_JSON' } });
+    expect(duplicated.body.detail).toContain("duplicate key 'reason'");
+    expect((await post('/v1/skills/echo_text/executions', '{"input":{"__proto__":{"x":1}}}')).status).toBe(400);
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    const promote = await post('/v1/admin/skills/echo_text/versions/1.0.0/promote', deep);
+    expect(promote).toMatchObject({ status: 400, type: 'application/problem+json; charset=utf-8', body: { code: 'MALFORMED_JSON' } });
+    const mcp = await post('/mcp', '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    });
+    expect(mcp).toMatchObject({ status: 400, body: { jsonrpc: '2.0', error: { code: -32700 } } });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('refuses a null, array or scalar body where an object is expected (a null promote body does not promote)', async () => {
+    const before = await snapshot();
+    for (const body of ['null', '[]', '"x"', '42']) {
+      const answer = await post('/v1/admin/skills/echo_text/versions/1.0.0/promote', body);
+      expect(answer).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', errors: [{ field: 'body' }] } });
+    }
+    expect(await snapshot()).toBe(before);
+    expect((await call(registry.baseUrl, 'GET', '/v1/skills/echo_text')).body.status).toBe('REGISTERED');
+  });
+
+  it('answers a malformed URL and a forged executions cursor with problem details, not 5xx', async () => {
+    const url = await call(registry.baseUrl, 'GET', '/v1/skills/%FF');
+    expect(url).toMatchObject({ status: 400, body: { code: 'MALFORMED_URL' } });
+    expect(url.headers.get('content-type')).toContain('application/problem+json');
+    const forged = Buffer.from(JSON.stringify({ v: 1, after: '2026-01-01T00:00:00.000Z|not-a-uuid' })).toString('base64url');
+    expect(await call(registry.baseUrl, 'GET', `/v1/executions?cursor=${forged}`)).toMatchObject({
+      status: 400,
+      body: { code: 'INVALID_CURSOR' },
+    });
+  });
+
+  it('refuses to register a domain folder or a root as a package (422 NOT_A_PACKAGE), storing nothing', async () => {
+    const before = await snapshot();
+    for (const path of ['demo', root]) {
+      const answer = await post('/v1/admin/skills', JSON.stringify({ path }));
+      expect(answer).toMatchObject({ status: 422, body: { code: 'NOT_A_PACKAGE' } });
+    }
+    const grpcAnswer = await failure(unary(client, 'RegisterSkill', { path: 'demo' }, bearer(ADMIN_TOKEN)));
+    expect(grpcAnswer).toMatchObject({ code: grpc.status.INVALID_ARGUMENT, errorCode: 'NOT_A_PACKAGE' });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('gRPC: a 100 KB string answers NOT_FOUND at once and the connection keeps serving other calls', async () => {
+    const long = 'n'.repeat(100_000);
+    const started = Date.now();
+    const answers = await Promise.all([
+      failure(unary(client, 'GetSkill', { name: long })),
+      failure(unary(client, 'GetHistory', { name: long })),
+      failure(unary(client, 'GetUsage', { name: long })),
+      unary(client, 'GetSkill', { name: 'echo_text' }),
+    ]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(answers.slice(0, 3).map((answer) => (answer as { code: number }).code)).toEqual([5, 5, 5]);
+    expect((answers[3] as { response: { skill: { name: string } } }).response.skill.name).toBe('echo_text');
+  });
+
+  it('gRPC: undecodable bytes, invalid UTF-8, NUL, unknown enum numbers and out-of-range Timestamps are INVALID_ARGUMENT', async () => {
+    const before = await snapshot();
+    const send = (method: string, bytes: Buffer, metadata = new grpc.Metadata()) =>
+      new Promise<grpc.ServiceError | null>((resolve) =>
+        raw.makeUnaryRequest(
+          `/skillregistry.v1.SkillRegistry/${method}`,
+          (value: Buffer) => value,
+          (value: Buffer) => value,
+          bytes,
+          metadata,
+          { deadline: Date.now() + 10_000 },
+          (error) => resolve(error),
+        ),
+      );
+    const cases: [string, Buffer, grpc.Metadata?][] = [
+      ['GetSkill', Buffer.from([0x0a, 0xff])], // a length running past the end
+      ['GetSkill', field(1, Buffer.from([0xff, 0xfe]))], // name: invalid UTF-8
+      ['GetSkill', field(1, Buffer.from('a\u0000b'))], // name with NUL
+      ['ListSkills', varintField(4, 77)], // status: not in the enum
+      ['ListExecutions', varintField(2, 99)],
+      [
+        'DeprecateSkill',
+        Buffer.concat([
+          field(1, Buffer.from('echo_text')),
+          field(2, Buffer.from('old')),
+          field(5, Buffer.from([0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x3f])),
+        ]),
+        bearer(ADMIN_TOKEN),
+      ], // sunset.seconds far beyond year 9999
+    ];
+    for (const [method, bytes, metadata] of cases) {
+      const error = await send(method, bytes, metadata);
+      expect({ method, code: error?.code }).toEqual({ method, code: grpc.status.INVALID_ARGUMENT });
+    }
+    expect(await snapshot()).toBe(before);
+  });
+});
