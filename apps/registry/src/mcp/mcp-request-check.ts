@@ -7,14 +7,16 @@ import { z } from 'zod';
  */
 const meta = z.record(z.string(), z.unknown());
 const paramsBase = z.object({ _meta: meta.optional() }).loose();
-const PARAMS_BY_METHOD: Record<string, z.ZodType> = {
-  initialize: paramsBase.extend({
-    protocolVersion: z.string(),
-    capabilities: z.record(z.string(), z.unknown()),
-    clientInfo: z.object({ name: z.string(), version: z.string() }).loose(),
+const PARAMS_BY_METHOD = new Map<string, z.ZodType>(
+  Object.entries({
+    initialize: paramsBase.extend({
+      protocolVersion: z.string(),
+      capabilities: z.record(z.string(), z.unknown()),
+      clientInfo: z.object({ name: z.string(), version: z.string() }).loose(),
+    }),
+    'tools/list': paramsBase.extend({ cursor: z.string().optional() }),
   }),
-  'tools/list': paramsBase.extend({ cursor: z.string().optional() }),
-};
+);
 
 /** A JSON-RPC error answer for the first request in `body` whose params are malformed, or null. */
 export function malformedParams(body: unknown): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } } | null {
@@ -22,7 +24,8 @@ export function malformedParams(body: unknown): { jsonrpc: '2.0'; id: unknown; e
     if (!message || typeof message !== 'object') continue;
     const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
     if (typeof method !== 'string' || id === undefined) continue;
-    const schema = PARAMS_BY_METHOD[method] ?? paramsBase;
+    // A Map: a method named `__proto__` must not find a property of Object.prototype.
+    const schema = PARAMS_BY_METHOD.get(method) ?? paramsBase;
     if (params === undefined && method !== 'initialize') continue;
     const parsed = schema.safeParse(params);
     if (parsed.success) continue;

@@ -1,0 +1,25 @@
+import { malformedParams } from './mcp-request-check.js';
+
+describe('MCP request params checked before the SDK', () => {
+  it('answers -32602 for a non-string tools/list cursor and a malformed initialize, naming the field', () => {
+    expect(malformedParams({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 123 } })).toMatchObject({
+      id: 1,
+      error: { code: -32602, message: expect.stringContaining('params.cursor') },
+    });
+    expect(malformedParams({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: true } })?.error.code).toBe(-32602);
+    expect(malformedParams([{ jsonrpc: '2.0', id: 3, method: 'ping', params: 'x' }])?.id).toBe(3);
+  });
+
+  it('lets well-formed requests, notifications and unknown methods through (the SDK answers those)', () => {
+    expect(malformedParams({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'abc' } })).toBeNull();
+    expect(malformedParams({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBeNull();
+    expect(malformedParams({ jsonrpc: '2.0', id: 4, method: 'prompts/list' })).toBeNull();
+  });
+
+  it('treats method names that are Object.prototype properties as ordinary methods', () => {
+    for (const method of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(() => malformedParams({ jsonrpc: '2.0', id: 5, method, params: { _meta: [] } })).not.toThrow();
+      expect(malformedParams({ jsonrpc: '2.0', id: 5, method, params: { _meta: [] } })?.error.code).toBe(-32602);
+    }
+  });
+});
