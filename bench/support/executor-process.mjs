@@ -3,19 +3,40 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort, REPO_ROOT } from './registry-process.mjs';
 
-export async function startExecutorProcess(env) {
-  const port = await freePort();
+/**
+ * Options (all optional): `port` (default: a free one), `log` (a writable stream that also gets the
+ * process's stdout, and its stderr instead of this terminal), `timeoutMs` (give up and kill it when
+ * it is not ready in time; default: wait as long as it runs).
+ */
+export async function startExecutorProcess(env, options = {}) {
+  const port = options.port ?? (await freePort());
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/executor/src/main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, EXECUTOR_PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', options.log ? 'pipe' : 'inherit'],
   });
   let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
+  let ready = false;
+  // Only the start-up output is kept; after that it goes to the log (if any) and is not accumulated.
+  child.stdout.on('data', (chunk) => {
+    if (!ready) output += chunk;
+  });
+  if (options.log) {
+    child.stdout.pipe(options.log, { end: false });
+    child.stderr.pipe(options.log, { end: false });
+  }
+  const deadline = performance.now() + (options.timeoutMs ?? Infinity);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`executor exited during start-up: ${output}`);
-    if (output.includes('skill executor ready')) return { child, port };
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`executor exited during start-up: ${output}`);
+    if (output.includes('skill executor ready')) {
+      ready = true;
+      return { child, port };
+    }
+    if (performance.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`executor not ready within ${options.timeoutMs} ms: ${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

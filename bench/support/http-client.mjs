@@ -6,8 +6,11 @@ import http from 'node:http';
 export function httpClient(baseUrl, maxSockets = 64) {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
   const { hostname, port } = new URL(baseUrl);
-  /** Sends a JSON request; resolves with { status, headers, body } (body parsed when JSON). */
-  function request(method, path, body, headers = {}) {
+  /**
+   * Sends a JSON request; resolves with { status, headers, body } (body parsed when JSON).
+   * `options.timeoutMs`: reject (and drop the socket) when no complete answer came in time.
+   */
+  function request(method, path, body, headers = {}, options = {}) {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = http.request(
@@ -28,12 +31,22 @@ export function httpClient(baseUrl, maxSockets = 64) {
           res.on('data', (chunk) => (text += chunk));
           res.on('end', () => {
             const json = (res.headers['content-type'] ?? '').includes('json');
-            resolve({ status: res.statusCode, headers: res.headers, body: json && text ? JSON.parse(text) : text });
+            let parsed = text;
+            try {
+              parsed = json && text ? JSON.parse(text) : text;
+            } catch {
+              // A truncated or malformed body: hand back the text rather than throw inside the stream's handler.
+            }
+            resolve({ status: res.statusCode, headers: res.headers, body: parsed });
           });
           res.on('error', reject);
         },
       );
       req.on('error', reject);
+      if (options.timeoutMs !== undefined) {
+        const timer = setTimeout(() => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+        req.on('close', () => clearTimeout(timer));
+      }
       req.end(payload);
     });
   }

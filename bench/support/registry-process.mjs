@@ -37,21 +37,36 @@ export async function dropDatabase(databaseUrl) {
   await client.end();
 }
 
-/** Spawns the registry; resolves with { url, child, startupMs } once /readyz answers 200. */
-export async function startRegistryProcess(env) {
-  const port = await freePort();
+/**
+ * Spawns the registry; resolves with { url, child, startupMs } once /readyz answers 200.
+ * Options (all optional): `port` (default: a free one), `log` (a writable stream that gets the
+ * process's stdout and stderr instead of this terminal), `timeoutMs` (give up and kill it when it is
+ * not ready in time; default: wait as long as it runs).
+ */
+export async function startRegistryProcess(env, options = {}) {
+  const port = options.port ?? (await freePort());
   const started = performance.now();
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/registry/src/main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKENS: `bench=${ADMIN_TOKEN}`, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: options.log ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
   });
+  if (options.log) {
+    child.stdout.pipe(options.log, { end: false });
+    child.stderr.pipe(options.log, { end: false });
+  }
   const url = `http://127.0.0.1:${port}`;
+  const deadline = performance.now() + (options.timeoutMs ?? Infinity);
   let exited = null;
-  child.on('exit', (code) => (exited = code));
+  // A signal leaves code null: report the signal then, so a killed start-up is noticed too.
+  child.on('exit', (code, signal) => (exited = code ?? signal));
   for (;;) {
     if (exited !== null) throw new Error(`registry exited with ${exited} during start-up`);
+    if (performance.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`registry not ready within ${options.timeoutMs} ms`);
+    }
     try {
       const response = await fetch(`${url}/readyz`);
       if (response.status === 200) break;

@@ -87,7 +87,9 @@ try {
   exitCode = 2;
 } finally {
   if (registry) await stopProcess(registry.child);
-  await dropDatabase(databaseUrl).catch(() => undefined);
+  // FUZZ_KEEP_DATABASE=1 keeps the database to inspect a state change (its URL is printed).
+  if (process.env.FUZZ_KEEP_DATABASE === '1') console.log(`database kept: ${databaseUrl}`);
+  else await dropDatabase(databaseUrl).catch(() => undefined);
   await deleteRedisKeys(redisUrl, queuePrefix).catch(() => undefined);
   await rm(root, { recursive: true, force: true });
 }

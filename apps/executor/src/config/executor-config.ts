@@ -20,7 +20,7 @@ export const executorConfigSchema = z
     /** How often a worker renews the heartbeat of the attempts it runs. */
     HEARTBEAT_MS: positiveInt(100, 60_000).default(1000),
     /** An attempt whose heartbeat is older than this is lost (its worker died) and is taken over; ≥ 2 × HEARTBEAT_MS. */
-    LOST_AFTER_MS: positiveInt(200, 600_000).default(4000),
+    LOST_AFTER_MS: positiveInt(200, 600_000).default(3000),
     RECONCILE_INTERVAL_MS: positiveInt(500, 600_000).default(10_000),
     /** How long the outcome of a finished attempt is retried while the database is unavailable. */
     DURABLE_WRITE_MAX_WAIT_MS: positiveInt(0, 3_600_000).default(120_000),

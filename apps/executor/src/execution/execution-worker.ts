@@ -83,6 +83,8 @@ export class ExecutionWorker implements OnApplicationShutdown {
       setInterval(() => void this.reconcile(), this.config.RECONCILE_INTERVAL_MS),
     );
     void this.worker.run();
+    // A replacement for a crashed executor takes over its attempts at once, not a heartbeat later.
+    void this.takeOverLost();
     this.logger.log(`consuming ${this.config.QUEUE_PREFIX}:${EXECUTION_QUEUE} with concurrency ${this.config.EXECUTOR_CONCURRENCY}`);
   }
 
