@@ -103,7 +103,7 @@ describe('hostile input on every transport', () => {
     expect((await call(registry.baseUrl, 'GET', '/v1/skills/echo_text')).body.status).toBe('REGISTERED');
   });
 
-  it('refuses a body field named like an Object.prototype member (constructor was accepted and deprecated the skill)', async () => {
+  it('refuses body fields named like Object.prototype members and null optional fields (both deprecated the skill)', async () => {
     await call(registry.baseUrl, 'POST', '/v1/admin/skills/echo_text/versions/1.0.0/promote', {
       token: ADMIN_TOKEN,
       body: { force: true, reason: 'fixture' },
@@ -111,6 +111,11 @@ describe('hostile input on every transport', () => {
     const before = await snapshot();
     for (const key of ['constructor', 'toString', 'hasOwnProperty']) {
       const answer = await post('/v1/admin/skills/echo_text/deprecate', JSON.stringify({ reason: 'superseded', [key]: 5 }));
+      expect({ key, status: answer.status, field: answer.body.errors?.[0]?.field }).toEqual({ key, status: 400, field: key });
+    }
+    // null for an optional field is not "absent": `"version": null` deprecated every version.
+    for (const key of ['version', 'successor', 'sunset']) {
+      const answer = await post('/v1/admin/skills/echo_text/deprecate', JSON.stringify({ reason: 'superseded', [key]: null }));
       expect({ key, status: answer.status, field: answer.body.errors?.[0]?.field }).toEqual({ key, status: 400, field: key });
     }
     expect(await snapshot()).toBe(before);

@@ -5,16 +5,23 @@ import { RequestInvalid } from './problem/domain-errors.js';
 const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /**
- * class-validator with one gap closed: a body field named `constructor` (or `toString`, ...) is
- * taken for the DTO's own member and passes `forbidNonWhitelisted` unseen; it is refused here as
- * the unknown field it is.
+ * class-validator with two gaps closed: a body field named `constructor` (or `toString`, ...) is
+ * taken for the DTO's own member and passes `forbidNonWhitelisted` unseen, and `@IsOptional()`
+ * accepts `null` for a string field (a deprecation with `"version": null` deprecated every version).
+ * Both are refused here.
  */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && value && typeof value === 'object' && !Array.isArray(value)) {
-      const unknown = Object.keys(value).filter((key) => PROTOTYPE_NAMES.has(key));
-      if (unknown.length > 0) {
-        const errors = unknown.map((key) => ({ field: key, message: `unknown field '${key}'` }));
+      const entries = Object.entries(value);
+      const errors = [
+        ...entries.filter(([key]) => PROTOTYPE_NAMES.has(key)).map(([key]) => ({ field: key, message: `unknown field '${key}'` })),
+        // @IsOptional() reads null as "absent"; no field of these bodies is nullable, so null is a mistake, as the schema says.
+        ...entries
+          .filter(([, item]) => item === null)
+          .map(([key]) => ({ field: key, message: 'must not be null (omit the field instead)' })),
+      ];
+      if (errors.length > 0) {
         throw new RequestInvalid(`Request is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
       }
     }
