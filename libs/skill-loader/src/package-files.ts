@@ -11,17 +11,17 @@ function isSkippedEntry(name: string): boolean {
   return name.startsWith('.') || name === 'node_modules' || name === 'dist';
 }
 
-/**
- * Skill package directories under `roots` (absolute real paths, sorted, without duplicates). A package is a
- * directory holding definition.json, handler.ts or SKILL.md; the search does not descend into packages,
- * node_modules or dot-directories. A root that does not exist yields nothing: the caller reports it.
- */
 /** True when `dir` holds a package marker file (definition.json, handler.ts or SKILL.md) itself. */
 export async function isSkillPackageDir(dir: string): Promise<boolean> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => null);
   return entries !== null && entries.some((entry) => (PACKAGE_MARKERS as readonly string[]).includes(entry.name) && !entry.isDirectory());
 }
 
+/**
+ * Skill package directories under `roots` (absolute real paths, sorted, without duplicates). A package is a
+ * directory holding definition.json, handler.ts or SKILL.md; the search does not descend into packages,
+ * node_modules or dot-directories. A root that does not exist yields nothing: the caller reports it.
+ */
 export async function findSkillPackages(roots: string[]): Promise<string[]> {
   const found = new Set<string>();
   const visited = new Set<string>();
