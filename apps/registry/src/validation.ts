@@ -12,7 +12,7 @@ const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
  */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && metadata.metatype && value && typeof value === 'object' && !Array.isArray(value)) {
+    if (metadata.type === 'body' && this.toValidate(metadata) && value && typeof value === 'object' && !Array.isArray(value)) {
       const entries = Object.entries(value);
       const errors = [
         ...entries.filter(([key]) => PROTOTYPE_NAMES.has(key)).map(([key]) => ({ field: key, message: `unknown field '${key}'` })),
