@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { Redis } from 'ioredis';
 import { createPgPool } from '../../../libs/database/src/index.js';
 import { ExecutionEventLog, ExecutionsRepository } from '../../../libs/executions/src/index.js';
+import { PackageCache, PackageStore } from '../../../libs/package-store/src/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
@@ -37,6 +38,15 @@ export class ExecutorModule {
         },
       },
       { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [PG_POOL] },
+      {
+        provide: PackageCache,
+        useFactory: async (pool: pg.Pool) => {
+          const cache = new PackageCache(config.PACKAGE_CACHE_DIR, new PackageStore(pool), config.PACKAGE_CACHE_MAX_MB * 1024 * 1024);
+          await cache.sweepTemporary();
+          return cache;
+        },
+        inject: [PG_POOL],
+      },
       {
         provide: EVENTS_REDIS,
         useFactory: () => {

@@ -1,15 +1,11 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { isSkippedEntry, manifestHash, sha256Hex } from '../../package-store/src/package-files.js';
 
 /** Files that make a directory a skill package. */
 export const PACKAGE_MARKERS = ['definition.json', 'handler.ts', 'SKILL.md'] as const;
 
-/** Directory names never part of a package's content nor searched for packages. */
-function isSkippedEntry(name: string): boolean {
-  return name.startsWith('.') || name === 'node_modules' || name === 'dist';
-}
 
 /** True when `dir` holds a package marker file (definition.json, handler.ts or SKILL.md) itself. */
 export async function isSkillPackageDir(dir: string): Promise<boolean> {
@@ -78,24 +74,31 @@ async function collectFiles(root: string, dir: string, files: string[]): Promise
 }
 
 /**
- * Content hash of a package: `sha256:<hex>` over its files in sorted order, each framed as relative path,
- * byte length and bytes. node_modules, dist and dotfiles are left out, so builds and editors do not change it.
+ * Content hash of a package: the package store's manifest hash (libs/package-store) over its files,
+ * each with size, mode and sha256. node_modules, dist and dotfiles are left out, so builds and
+ * editors do not change it; a package has the same hash on disk, in an archive and in the store.
  */
 export async function hashSkillPackage(dir: string): Promise<string> {
   const files = await listPackageFiles(dir);
   // Read concurrently: a package is a handful of small files, and fs latency is most of the cost.
-  const contents = await Promise.all(files.map((file) => readFile(join(dir, file))));
-  return digestFiles(files, contents);
+  const entries = await Promise.all(
+    files.map(async (file) => {
+      const [bytes, info] = await Promise.all([readFile(join(dir, file)), stat(join(dir, file))]);
+      return { path: file, size: bytes.length, mode: info.mode, sha256: sha256Hex(bytes) };
+    }),
+  );
+  return manifestHash(entries);
 }
 
 /** hashSkillPackage for the loader, which is synchronous work already (transpiling, evaluating). */
 export function hashSkillPackageSync(dir: string): string {
   const files: string[] = [];
   collectFilesSync(dir, dir, files);
-  files.sort(compareCodeUnits);
-  return digestFiles(
-    files,
-    files.map((file) => readFileSync(join(dir, file))),
+  return manifestHash(
+    files.map((file) => {
+      const bytes = readFileSync(join(dir, file));
+      return { path: file, size: bytes.length, mode: statSync(join(dir, file)).mode, sha256: sha256Hex(bytes) };
+    }),
   );
 }
 
@@ -110,17 +113,8 @@ function collectFilesSync(root: string, dir: string, files: string[]): void {
   }
 }
 
-function digestFiles(files: string[], contents: Buffer[]): string {
-  const hash = createHash('sha256');
-  files.forEach((file, index) => {
-    hash.update(`${file}\0${contents[index].length}\0`);
-    hash.update(contents[index]);
-  });
-  return `sha256:${hash.digest('hex')}`;
-}
-
 /** Hash of a package without files (what a missing or unreadable directory gets). */
-export const EMPTY_PACKAGE_HASH = `sha256:${createHash('sha256').digest('hex')}`;
+export const EMPTY_PACKAGE_HASH = manifestHash([]);
 
 function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
 import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
@@ -28,6 +30,13 @@ export const executorConfigSchema = z
     RETRY_MAX_MS: positiveInt(1, 3_600_000).default(30_000),
     /** How long an execution's 'started' event may wait to be published with its next event (0 = at once). */
     EVENT_HOLD_MS: positiveInt(0, 1000).default(20),
+    /** Where stored packages are materialised (one directory per content hash; survives restarts). */
+    PACKAGE_CACHE_DIR: z
+      .string()
+      .min(1)
+      .default(join(tmpdir(), 'skill-registry', 'packages')),
+    /** Size bound of that cache; least recently used packages are removed above it. */
+    PACKAGE_CACHE_MAX_MB: positiveInt(1, 1_000_000).default(512),
     /** Old-generation heap limit of each sandbox thread. */
     SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
     /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */

@@ -14,6 +14,7 @@ import {
   isTerminal,
   retryDelayMs,
 } from '../../../../libs/executions/src/index.js';
+import { PackageCache, PackageUnavailable } from '../../../../libs/package-store/src/index.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
@@ -49,6 +50,7 @@ export class ExecutionRunner {
     private readonly events: ExecutionEventLog,
     private readonly sandbox: SandboxPool,
     private readonly hooks: HookRunner,
+    private readonly packages: PackageCache,
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
   ) {}
@@ -237,12 +239,14 @@ export class ExecutionRunner {
         { skillName: version.name },
         silentLogger,
       );
+      // Only the bytes the registry stored run: the package comes from the store, verified, never from package_path.
+      const packagePath = await this.packages.directory(version.contentHash);
       const outcome = await this.sandbox.run(
         {
           executionId: execution.id,
           sessionId: execution.sessionId,
           branch: 'main',
-          packagePath: version.packagePath,
+          packagePath,
           contentHash: version.contentHash,
           skillName: version.name,
           inputSchemaRef: version.inputSchemaRef,
@@ -276,6 +280,8 @@ export class ExecutionRunner {
       return outcome;
     } catch (error) {
       if (error instanceof HookRefused) return { ok: false, error: error.error };
+      if (error instanceof PackageUnavailable)
+        return { ok: false, error: { code: 'PRECONDITION_FAILED', message: error.message, details: {} } };
       return { ok: false, error: { code: 'HANDLER_ERROR', message: (error as Error).message, details: {} } };
     }
   }

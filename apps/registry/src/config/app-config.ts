@@ -72,6 +72,18 @@ export const configSchema = z.object({
         .map((part) => part.trim())
         .filter(Boolean),
     ),
+  /** Limits of one skill package (all files, file count, one file); a package over one is refused naming it. */
+  PACKAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(20 * 1024 * 1024),
+  PACKAGE_MAX_FILES: z.coerce.number().int().min(1).default(2000),
+  PACKAGE_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
   BENCH_BASELINE_ROUTE: z
     .enum(['true', 'false'])
@@ -102,6 +114,11 @@ export const DEFAULT_GRPC_PORT = 50051;
 /** The gRPC port to bind: GRPC_PORT, else 50051 — or a free port when PORT is 0, so throwaway instances (tests) never collide. */
 export function grpcPortOf(config: Pick<AppConfig, 'GRPC_PORT' | 'PORT'>): number {
   return config.GRPC_PORT ?? (config.PORT === 0 ? 0 : DEFAULT_GRPC_PORT);
+}
+
+/** The package limits of the configuration, as the package store takes them. */
+export function packageLimitsOf(config: Pick<AppConfig, 'PACKAGE_MAX_BYTES' | 'PACKAGE_MAX_FILES' | 'PACKAGE_MAX_FILE_BYTES'>) {
+  return { maxTotalBytes: config.PACKAGE_MAX_BYTES, maxFiles: config.PACKAGE_MAX_FILES, maxFileBytes: config.PACKAGE_MAX_FILE_BYTES };
 }
 
 /** Injection token of the parsed configuration. */

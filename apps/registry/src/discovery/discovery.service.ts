@@ -1,9 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { findSkillPackages, hashSkillPackage, SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
+import {
+  PackageStore,
+  PackageTooLarge,
+  legacyContentHash,
+  manifestHash,
+  manifestOf,
+  readPackageDir,
+} from '../../../../libs/package-store/src/index.js';
+import { findSkillPackages, SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
 import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
 import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
@@ -52,6 +60,7 @@ export class DiscoveryService {
     private readonly catalog: SkillCatalog,
     private readonly lifecycle: LifecycleService,
     private readonly events: LifecycleEventsPublisher,
+    private readonly packages: PackageStore,
   ) {}
 
   /** Full rescan: register new and changed packages, archive versions whose package is gone. */
@@ -120,14 +129,33 @@ export class DiscoveryService {
     storedByPath: Map<string, SkillVersionRecord[]>,
   ): Promise<PackageReport> {
     try {
-      const contentHash = await hashSkillPackage(packagePath);
+      // The bytes read here are the ones stored: the version's content hash is their manifest's.
+      const files = await readPackageDir(packagePath, packageLimitsOf(this.config));
+      const contentHash = manifestHash(manifestOf(files));
       // Fast path: nothing changed on disk, so nothing is loaded or written.
-      const same = storedByPath.get(packagePath)?.find((v) => v.contentHash === contentHash && v.status !== 'ARCHIVED');
+      const stored = storedByPath.get(packagePath) ?? [];
+      const same = stored.find((v) => v.contentHash === contentHash && v.status !== 'ARCHIVED');
       if (same) return reportOf(packagePath, same, 'unchanged', null);
+      const legacy = stored.find((v) => v.contentHash === legacyContentHash(files) && v.status !== 'ARCHIVED');
+      if (legacy) return reportOf(packagePath, await this.adoptLegacy(legacy, files), 'unchanged', null);
 
       const loaded = await this.loader.load(packagePath);
+      if (loaded.contentHash !== contentHash) {
+        return {
+          path: packagePath,
+          name: '',
+          version: '',
+          outcome: 'refused',
+          status: null,
+          errors: 1,
+          warnings: 0,
+          message: 'the package changed on disk while it was being registered; discover again',
+        };
+      }
+      await this.packages.save(files);
       const snapshot = versionFromPackage(loaded);
-      const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
+      let existing = await this.repository.findVersion(snapshot.name, snapshot.version);
+      if (existing && existing.contentHash === legacyContentHash(files)) existing = await this.adoptLegacy(existing, files);
       const errors = loaded.issues.filter((issue) => issue.severity === 'error').length;
       const warnings = loaded.issues.length - errors;
       const base = { path: packagePath, name: snapshot.name, version: snapshot.version, errors, warnings };
@@ -176,10 +204,35 @@ export class DiscoveryService {
       const updated = await this.updateDraft(existing, snapshot, actor, errors, warnings);
       return { ...base, outcome: 'updated', status: updated.status, message: snapshot.statusReason };
     } catch (error) {
-      const message = error instanceof DomainError ? `${error.code}: ${error.message}` : (error as Error).message;
+      const message =
+        error instanceof DomainError
+          ? `${error.code}: ${error.message}`
+          : error instanceof PackageTooLarge
+            ? `PACKAGE_TOO_LARGE: ${error.message}`
+            : (error as Error).message;
       this.logger.error(`could not register ${packagePath}: ${message}`);
       return { path: packagePath, name: '', version: '', outcome: 'refused', status: null, errors: 1, warnings: 0, message };
     }
+  }
+
+  /**
+   * A version registered before the package store (its hash is the old whole-package digest) whose
+   * package is unchanged on disk: its files are stored and it takes the manifest hash, so executors
+   * can run it from the store. Its status and history stay as they are.
+   */
+  private async adoptLegacy(version: SkillVersionRecord, files: Awaited<ReturnType<typeof readPackageDir>>): Promise<SkillVersionRecord> {
+    const { contentHash } = await this.packages.save(files);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = (await this.repository.findVersion(version.name, version.version)) ?? version;
+      if (current.contentHash === contentHash) return current;
+      const updated = await this.repository.updateVersion(current, current.status, { content: { contentHash } }, null);
+      if (updated) {
+        this.catalog.applyVersion(updated);
+        this.logger.log(`stored the package of ${updated.name} ${updated.version} (registered before the package store)`);
+        return updated;
+      }
+    }
+    return version;
   }
 
   /** A DRAFT (or archived never-published) version whose package changed: new content, maybe REGISTERED. */

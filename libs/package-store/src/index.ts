@@ -1,0 +1,3 @@
+export * from './package-files.js';
+export * from './package-store.js';
+export * from './package-cache.js';

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { type ManifestEntry, sha256Hex } from './package-files.js';
+import type { PackageStore } from './package-store.js';
+
+/** A package the store does not have (or whose content no longer matches its hash). */
+export class PackageUnavailable extends Error {
+  constructor(contentHash: string, why: string) {
+    super(`package ${contentHash} cannot be run: ${why}`);
+    this.name = 'PackageUnavailable';
+  }
+}
+
+const READY = '.package-ready';
+
+/**
+ * Stored packages materialised on local disk, one directory per content hash, so handlers are
+ * loaded only from bytes the registry stored. A package is written to a temporary directory,
+ * every file checked against the manifest, then renamed into place at once: a reader never sees
+ * half a package. The directory survives restarts; each process re-verifies a package the first
+ * time it uses it. Least recently used packages are evicted above `maxBytes`.
+ */
+export class PackageCache {
+  private readonly verified = new Map<string, { dir: string; size: number; usedAt: number }>();
+  private readonly pending = new Map<string, Promise<string>>();
+  private readonly inUse = new Map<string, number>();
+
+  constructor(
+    private readonly root: string,
+    private readonly store: Pick<PackageStore, 'read' | 'manifest'>,
+    private readonly maxBytes = 512 * 1024 * 1024,
+  ) {}
+
+  /** The local directory holding exactly the stored package `contentHash`. */
+  async directory(contentHash: string): Promise<string> {
+    const known = this.verified.get(contentHash);
+    if (known) {
+      known.usedAt = Date.now();
+      return known.dir;
+    }
+    let pending = this.pending.get(contentHash);
+    if (!pending) {
+      pending = this.prepare(contentHash).finally(() => this.pending.delete(contentHash));
+      this.pending.set(contentHash, pending);
+    }
+    return pending;
+  }
+
+  /** Marks a package in use while `work` runs, so eviction leaves it alone. */
+  async using<T>(contentHash: string, work: (dir: string) => Promise<T>): Promise<T> {
+    this.inUse.set(contentHash, (this.inUse.get(contentHash) ?? 0) + 1);
+    try {
+      return await work(await this.directory(contentHash));
+    } finally {
+      const count = (this.inUse.get(contentHash) ?? 1) - 1;
+      if (count > 0) this.inUse.set(contentHash, count);
+      else this.inUse.delete(contentHash);
+    }
+  }
+
+  private dirOf(contentHash: string): string {
+    if (!/^sha256:[0-9a-f]{64}$/.test(contentHash)) throw new PackageUnavailable(contentHash, 'not a content hash');
+    return join(this.root, contentHash.slice('sha256:'.length));
+  }
+
+  private async prepare(contentHash: string): Promise<string> {
+    const dir = this.dirOf(contentHash);
+    const manifest = await this.store.manifest(contentHash);
+    if (!manifest) throw new PackageUnavailable(contentHash, 'the registry has no stored package with this hash');
+    if (!(await this.matches(dir, manifest))) await this.materialise(contentHash, dir);
+    this.verified.set(contentHash, { dir, size: manifest.reduce((sum, entry) => sum + entry.size, 0), usedAt: Date.now() });
+    await this.evict(contentHash);
+    return dir;
+  }
+
+  /** True when `dir` is a finished copy whose every file has the manifest's hash. */
+  private async matches(dir: string, manifest: ManifestEntry[]): Promise<boolean> {
+    try {
+      await stat(join(dir, READY));
+      for (const entry of manifest) {
+        if (sha256Hex(await readFile(join(dir, entry.path))) !== entry.sha256) return false;
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async materialise(contentHash: string, dir: string): Promise<void> {
+    const stored = await this.store.read(contentHash);
+    if (!stored) throw new PackageUnavailable(contentHash, 'the registry has no stored package with this hash');
+    const temporary = join(this.root, `.tmp-${randomBytes(6).toString('hex')}`);
+    try {
+      for (const file of stored.files) {
+        const entry = stored.manifest.find((candidate) => candidate.path === file.path);
+        if (!entry || sha256Hex(file.bytes) !== entry.sha256 || file.path.split('/').some((part) => part === '..' || part === '')) {
+          throw new PackageUnavailable(contentHash, `stored file ${file.path} does not match the manifest`);
+        }
+        const target = join(temporary, file.path);
+        await mkdir(dirname(target), { recursive: true });
+        await writeFile(target, file.bytes, { mode: file.mode });
+      }
+      await writeFile(join(temporary, READY), contentHash);
+      await rm(dir, { recursive: true, force: true });
+      try {
+        await rename(temporary, dir);
+      } catch (error) {
+        // Another executor sharing the cache directory put the same package in place first.
+        if (!(await this.matches(dir, stored.manifest))) throw error;
+      }
+    } finally {
+      await rm(temporary, { recursive: true, force: true });
+    }
+  }
+
+  /** Removes least recently used packages (not `keep`, not in use) while the cache is over its bound. */
+  private async evict(keep: string): Promise<void> {
+    let total = [...this.verified.values()].reduce((sum, entry) => sum + entry.size, 0);
+    if (total <= this.maxBytes) return;
+    const candidates = [...this.verified]
+      .filter(([hash]) => hash !== keep && !this.inUse.has(hash))
+      .sort((a, b) => a[1].usedAt - b[1].usedAt);
+    for (const [hash, entry] of candidates) {
+      if (total <= this.maxBytes) break;
+      this.verified.delete(hash);
+      total -= entry.size;
+      await rm(entry.dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Clears leftovers of interrupted materialisations (called once at start). */
+  async sweepTemporary(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    for (const name of await readdir(this.root))
+      if (name.startsWith('.tmp-')) await rm(join(this.root, name), { recursive: true, force: true });
+  }
+}

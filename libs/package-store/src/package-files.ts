@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { lstat, readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** One file of a package as the store keeps it: POSIX relative path, normalised mode, bytes. */
+export interface PackageFile {
+  path: string;
+  /** 0o644, or 0o755 for an executable file: nothing else of a file's mode is content. */
+  mode: number;
+  bytes: Buffer;
+}
+
+/** A manifest entry: what the package hash covers for each file. */
+export interface ManifestEntry {
+  path: string;
+  size: number;
+  mode: number;
+  sha256: string;
+}
+
+/** Limits of one package; defaults a user would expect, configurable. */
+export interface PackageLimits {
+  maxTotalBytes: number;
+  maxFiles: number;
+  maxFileBytes: number;
+}
+
+export const DEFAULT_PACKAGE_LIMITS: PackageLimits = { maxTotalBytes: 20 * 1024 * 1024, maxFiles: 2000, maxFileBytes: 10 * 1024 * 1024 };
+
+/** A package over one of its limits; `limit` names it (e.g. `PACKAGE_MAX_FILES`). */
+export class PackageTooLarge extends Error {
+  constructor(
+    readonly limit: 'PACKAGE_MAX_BYTES' | 'PACKAGE_MAX_FILES' | 'PACKAGE_MAX_FILE_BYTES',
+    readonly value: number,
+    readonly max: number,
+    readonly entry?: string,
+  ) {
+    super(
+      `package exceeds ${limit} (${max}${limit === 'PACKAGE_MAX_FILES' ? ' files' : ' bytes'}): ${entry ? `'${entry}' has ` : ''}${value}`,
+    );
+    this.name = 'PackageTooLarge';
+  }
+}
+
+/** Folder and file names that are never content: dependencies, VCS and editor folders, build output. */
+export function isSkippedEntry(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules' || name === 'dist';
+}
+
+export function sha256Hex(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function normaliseMode(mode: number): number {
+  return mode & 0o111 ? 0o755 : 0o644;
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The manifest of `files`, sorted by path (code units). */
+export function manifestOf(files: PackageFile[]): ManifestEntry[] {
+  return files
+    .map((file) => ({ path: file.path, size: file.bytes.length, mode: normaliseMode(file.mode), sha256: sha256Hex(file.bytes) }))
+    .sort((a, b) => compareCodeUnits(a.path, b.path));
+}
+
+/**
+ * The package's content hash: `sha256:` over the canonical manifest, one line per file in path
+ * order, `<path>\0<size>\0<mode, octal>\0<sha256>\n`. Identical content gives the same hash
+ * wherever and however the package arrived.
+ */
+export function manifestHash(manifest: ManifestEntry[]): string {
+  const hash = createHash('sha256');
+  for (const entry of [...manifest].sort((a, b) => compareCodeUnits(a.path, b.path))) {
+    hash.update(`${entry.path}\0${entry.size}\0${normaliseMode(entry.mode).toString(8)}\0${entry.sha256}\n`);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/**
+ * Reads a package directory into memory within `limits`: every regular file (symlinks to files
+ * followed; linked directories are not, they could loop), minus skipped entries.
+ */
+export async function readPackageDir(dir: string, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): Promise<PackageFile[]> {
+  const files: PackageFile[] = [];
+  let total = 0;
+  const pending = [''];
+  while (pending.length > 0) {
+    const relative = pending.pop()!;
+    const entries = await readdir(join(dir, relative), { withFileTypes: true });
+    for (const entry of entries) {
+      if (isSkippedEntry(entry.name)) continue;
+      const path = relative ? `${relative}/${entry.name}` : entry.name;
+      const absolute = join(dir, path);
+      if (entry.isDirectory()) {
+        pending.push(path);
+        continue;
+      }
+      const info = entry.isSymbolicLink() ? await stat(absolute).catch(() => null) : await lstat(absolute);
+      if (!info?.isFile()) continue;
+      if (files.length + 1 > limits.maxFiles) throw new PackageTooLarge('PACKAGE_MAX_FILES', files.length + 1, limits.maxFiles);
+      if (info.size > limits.maxFileBytes) throw new PackageTooLarge('PACKAGE_MAX_FILE_BYTES', info.size, limits.maxFileBytes, path);
+      total += info.size;
+      if (total > limits.maxTotalBytes) throw new PackageTooLarge('PACKAGE_MAX_BYTES', total, limits.maxTotalBytes);
+      files.push({ path, mode: normaliseMode(info.mode), bytes: await readFile(absolute) });
+    }
+  }
+  return files.sort((a, b) => compareCodeUnits(a.path, b.path));
+}
+
+/**
+ * The whole-package digest versions had before the package store (path, length and bytes of each
+ * file in order). Only to recognise such a version when its unchanged package is seen again.
+ */
+export function legacyContentHash(files: PackageFile[]): string {
+  const hash = createHash('sha256');
+  for (const file of [...files].sort((a, b) => compareCodeUnits(a.path, b.path))) {
+    hash.update(`${file.path}\0${file.bytes.length}\0`);
+    hash.update(file.bytes);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}

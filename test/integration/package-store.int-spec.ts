@@ -1,0 +1,138 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import {
+  PackageCache,
+  PackageStore,
+  PackageTooLarge,
+  PackageUnavailable,
+  manifestHash,
+  manifestOf,
+  readPackageDir,
+} from '../../libs/package-store/src/index.js';
+import { hashSkillPackage } from '../../libs/skill-loader/src/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+describe('content-addressed package store (Postgres) and the executor-side cache', () => {
+  let db: TestDatabase;
+  let pool: pg.Pool;
+  let store: PackageStore;
+  let work: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('packages');
+    pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    store = new PackageStore(pool);
+    work = await mkdtemp(path.join(tmpdir(), 'package-store-'));
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await db?.drop();
+    await rm(work, { recursive: true, force: true });
+  });
+
+  async function writePackage(name: string, files: Record<string, string>): Promise<string> {
+    const dir = path.join(work, name);
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+      await writeFile(path.join(dir, file), text);
+    }
+    return dir;
+  }
+
+  it('hashes the canonical manifest: same content, same hash wherever it lives; build output and VCS folders are not content', async () => {
+    const one = await writePackage('one', {
+      'handler.ts': 'export {}',
+      'lib/util.ts': 'x',
+      'node_modules/a/index.js': 'n',
+      '.git/HEAD': 'h',
+    });
+    const two = await writePackage('two', { 'lib/util.ts': 'x', 'handler.ts': 'export {}', 'dist/handler.js': 'built' });
+    const files = await readPackageDir(one);
+    expect(files.map((file) => file.path)).toEqual(['handler.ts', 'lib/util.ts']);
+    const hash = manifestHash(manifestOf(files));
+    expect(hash).toBe(manifestHash(manifestOf(await readPackageDir(two))));
+    // The loader's hash (what a version records) is the same manifest hash.
+    expect(await hashSkillPackage(one)).toBe(hash);
+    await chmod(path.join(two, 'lib/util.ts'), 0o755);
+    expect(manifestHash(manifestOf(await readPackageDir(two)))).not.toBe(hash);
+  });
+
+  it('stores identical files and packages once, and reads back exactly the bytes', async () => {
+    const dir = await writePackage('three', { 'handler.ts': 'export const a = 1;', 'copy.ts': 'export const a = 1;', 'SKILL.md': '# x' });
+    const files = await readPackageDir(dir);
+    const first = await store.save(files);
+    const again = await store.save(files);
+    expect(again.contentHash).toBe(first.contentHash);
+    const counts = await pool.query(
+      `SELECT (SELECT count(*) FROM package_blobs)::int AS blobs, (SELECT count(*) FROM packages)::int AS packages`,
+    );
+    expect(counts.rows[0]).toEqual({ blobs: 2, packages: 1 });
+    const read = (await store.read(first.contentHash))!;
+    expect(read.files.map((file) => [file.path, file.bytes.toString()])).toEqual(files.map((file) => [file.path, file.bytes.toString()]));
+    expect(await store.read('sha256:' + '0'.repeat(64))).toBeNull();
+  });
+
+  it('refuses updates and deletes of stored packages and blobs', async () => {
+    await expect(pool.query(`DELETE FROM packages`)).rejects.toThrow(/immutable/);
+    await expect(pool.query(`UPDATE package_blobs SET size = 0`)).rejects.toThrow(/immutable/);
+  });
+
+  it('refuses a package over a limit, naming the limit', async () => {
+    const dir = await writePackage('big', { 'a.ts': 'x'.repeat(2000), 'b.ts': 'y', 'c.ts': 'z' });
+    const limits = { maxTotalBytes: 1_000_000, maxFiles: 2, maxFileBytes: 1_000_000 };
+    await expect(readPackageDir(dir, limits)).rejects.toMatchObject({ limit: 'PACKAGE_MAX_FILES' });
+    await expect(readPackageDir(dir, { ...limits, maxFiles: 10, maxFileBytes: 1024 })).rejects.toMatchObject({
+      limit: 'PACKAGE_MAX_FILE_BYTES',
+      entry: 'a.ts',
+    });
+    await expect(readPackageDir(dir, { ...limits, maxFiles: 10, maxTotalBytes: 1500 })).rejects.toBeInstanceOf(PackageTooLarge);
+  });
+
+  it('materialises a package once, atomically, re-verifies it after a restart and repairs a tampered copy', async () => {
+    const dir = await writePackage('four', { 'handler.ts': 'export const original = true;', 'schema.ts': 'export {}' });
+    const { contentHash } = await store.save(await readPackageDir(dir));
+    const root = path.join(work, 'cache');
+    const cache = new PackageCache(root, store);
+    await cache.sweepTemporary();
+    const local = await cache.directory(contentHash);
+    expect(local).not.toBe(dir);
+    expect(await readFile(path.join(local, 'handler.ts'), 'utf8')).toBe('export const original = true;');
+    expect(await hashSkillPackage(local)).toBe(contentHash);
+
+    // Someone edits the cached copy (or the disk corrupts it): a new process does not trust it.
+    await writeFile(path.join(local, 'handler.ts'), 'export const tampered = true;');
+    const restarted = new PackageCache(root, store);
+    const again = await restarted.directory(contentHash);
+    expect(await readFile(path.join(again, 'handler.ts'), 'utf8')).toBe('export const original = true;');
+    await expect(restarted.directory('sha256:' + '1'.repeat(64))).rejects.toBeInstanceOf(PackageUnavailable);
+    await expect(restarted.directory('../../etc')).rejects.toBeInstanceOf(PackageUnavailable);
+  });
+
+  it('evicts the least recently used packages above its size bound, never one in use', async () => {
+    const hashes: string[] = [];
+    for (const name of ['e1', 'e2', 'e3']) {
+      const dir = await writePackage(name, { 'handler.ts': name.repeat(400) });
+      hashes.push((await store.save(await readPackageDir(dir))).contentHash);
+    }
+    const cache = new PackageCache(path.join(work, 'small-cache'), store, 2000);
+    await cache.sweepTemporary();
+    const first = await cache.using(hashes[0]!, async (held) => {
+      await cache.directory(hashes[1]!);
+      await cache.directory(hashes[2]!); // over the bound: e2 goes (e1 is in use)
+      return held;
+    });
+    await expect(readFile(path.join(first, 'handler.ts'), 'utf8')).resolves.toContain('e1');
+    const evicted = path.join(work, 'small-cache', hashes[1]!.slice('sha256:'.length));
+    await expect(readFile(path.join(evicted, 'handler.ts'))).rejects.toThrow();
+  });
+
+  it('reads a symlinked file as its target and ignores a linked directory', async () => {
+    const dir = await writePackage('links', { 'handler.ts': 'h', 'real/inner.ts': 'i' });
+    await symlink(path.join(dir, 'handler.ts'), path.join(dir, 'alias.ts'));
+    await symlink(path.join(dir, 'real'), path.join(dir, 'linked-dir'));
+    expect((await readPackageDir(dir)).map((file) => file.path)).toEqual(['alias.ts', 'handler.ts', 'real/inner.ts']);
+  });
+});
