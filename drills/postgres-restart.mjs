@@ -3,7 +3,7 @@
 // error answer a quick 503 problem, /readyz not ready during the outage and ready after, /healthz
 // always 200, and every accepted execution SUCCEEDED with its handler run once.
 //
-//   node drills/postgres-restart.mjs [--restarts 2] [--rate 10] [--handler-ms 750] [--gap-seconds 5] [--settle-seconds 120]
+//   node drills/postgres-restart.mjs [--restarts 2] [--rate 10] [--handler-ms 750] [--gap-seconds 5] [--settle-seconds 120] [--down-seconds 0]
 //
 // The shared Postgres on 5432 is never touched; Redis is the shared one under a unique key prefix.
 import { runDrill } from './support/harness.mjs';
@@ -16,6 +16,8 @@ const args = {
   'handler-ms': { type: 'string', default: '750' },
   'gap-seconds': { type: 'string', default: '5' },
   'settle-seconds': { type: 'string', default: '120' },
+  // 0: `pg_ctl restart` (down well under a second); N: stop, stay down N seconds, start (an outage like a host reboot).
+  'down-seconds': { type: 'string', default: '0' },
 };
 
 runDrill(
@@ -40,13 +42,19 @@ runDrill(
         // Two or more restarts: the last one is a crash-like immediate shutdown (recovery on start).
         const mode = restarts > 1 && i === restarts - 1 ? 'immediate' : 'fast';
         const from = Date.now();
-        await cluster.restart(mode);
-        return { from, to: Date.now(), label: `restart ${i + 1} (-m ${mode})` };
+        const downMs = Number(ctx.values['down-seconds']) * 1000;
+        if (downMs > 0) {
+          await cluster.stop(mode);
+          await new Promise((resolve) => setTimeout(resolve, downMs));
+          await cluster.start();
+        } else await cluster.restart(mode);
+        return { from, to: Date.now(), label: `restart ${i + 1} (-m ${mode}${downMs > 0 ? `, down ${downMs / 1000} s` : ''})` };
       },
     });
   },
   {
     args,
-    timeoutMs: (v) => (Number(v.restarts) * (Number(v['gap-seconds']) + 60) + Number(v['settle-seconds']) + 240) * 1000,
+    timeoutMs: (v) =>
+      (Number(v.restarts) * (Number(v['gap-seconds']) + Number(v['down-seconds']) + 60) + Number(v['settle-seconds']) + 240) * 1000,
   },
 );
