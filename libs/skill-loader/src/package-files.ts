@@ -6,7 +6,6 @@ import { isSkippedEntry, manifestHash, sha256Hex } from '../../package-store/src
 /** Files that make a directory a skill package. */
 export const PACKAGE_MARKERS = ['definition.json', 'handler.ts', 'SKILL.md'] as const;
 
-
 /** True when `dir` holds a package marker file (definition.json, handler.ts or SKILL.md) itself. */
 export async function isSkillPackageDir(dir: string): Promise<boolean> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => null);
