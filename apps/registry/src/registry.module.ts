@@ -4,6 +4,7 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { CoreModule } from './core.module.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
+import { PackagesModule } from './packages/packages.module.js';
 import { ExecutionsModule } from './executions/executions.module.js';
 import { GrpcModule } from './grpc/grpc.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -31,6 +32,7 @@ export class RegistryModule {
         CoreModule.forRoot(config),
         CatalogModule,
         DiscoveryModule,
+        PackagesModule,
         SkillsModule,
         SearchModule,
         AdminModule,

@@ -15,7 +15,7 @@ import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-confi
 import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
 import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
-import { isInside, resolvePackagePath, resolveRoots, type SkillRoot } from './package-paths.js';
+import { isInside, isPublishedPath, resolvePackagePath, resolveRoots, type SkillRoot } from './package-paths.js';
 import { versionFromPackage } from './version-snapshot.js';
 
 export type PackageOutcome = 'new' | 'updated' | 'unchanged' | 'refused';
@@ -276,6 +276,8 @@ export class DiscoveryService {
         if (version.status === 'ARCHIVED' || seen.has(`${version.name}@${version.version}`)) continue;
         // Versions under a root that is missing right now are left alone: a misconfiguration is not a removal.
         if (missingRoots.some((root) => isInside(version.packagePath, root))) continue;
+        // Published over the API: not on any disk, so never "removed from disk".
+        if (isPublishedPath(version.packagePath)) continue;
         try {
           await this.lifecycle.move({
             name: version.name,
@@ -307,7 +309,8 @@ export class DiscoveryService {
     return byPath;
   }
 
-  private serialised<T>(work: () => Promise<T>): Promise<T> {
+  /** Runs `work` after every registration in progress (disk or published), one at a time. */
+  serialised<T>(work: () => Promise<T>): Promise<T> {
     const run = this.running.then(work, work);
     this.running = run.catch(() => undefined);
     return run;

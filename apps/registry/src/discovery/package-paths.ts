@@ -61,3 +61,12 @@ export async function resolvePackagePath(requested: string, roots: SkillRoot[]):
   if (!(await isSkillPackageDir(real))) throw new NotAPackage(requested);
   return real;
 }
+
+/** The package path recorded for a version published over the API (it has no directory on the server). */
+export function publishedPath(name: string, version: string): string {
+  return `published:${name}@${version}`;
+}
+
+export function isPublishedPath(packagePath: string): boolean {
+  return packagePath.startsWith('published:');
+}

@@ -25,13 +25,21 @@ export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimi
     }
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // Package archives reach their route as the raw stream: it is capped and checked as it is read (libs/package-store).
+  fastify.addContentTypeParser(['application/gzip', 'application/x-gzip'], (_request, payload, done) => done(null, payload));
   fastify.addHook('onRequest', async (request: FastifyRequest) => options.hostGuard.check(request));
   fastify.addHook('preValidation', async (request: FastifyRequest) => {
     checkParameters(request.query, 'query');
     checkParameters(request.params, 'path');
     // Every REST body is an object; `null`, arrays and scalars are refused, not read as "no body". (MCP takes batches.)
     const body = request.body;
-    if (body !== undefined && !request.url.startsWith('/mcp') && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+    const isStream = typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
+    if (
+      body !== undefined &&
+      !isStream &&
+      !request.url.startsWith('/mcp') &&
+      (body === null || typeof body !== 'object' || Array.isArray(body))
+    ) {
       throw new RequestInvalid('Body must be a JSON object', [
         { field: 'body', message: `must be a JSON object, not ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}` },
       ]);

@@ -1,5 +1,6 @@
 import { clip, printable } from '../../../../libs/contracts/src/strict-json.js';
 import { isDatabaseUnavailable } from '../../../../libs/database/src/pg-pool.js';
+import { ArchiveRejected, PackageTooLarge } from '../../../../libs/package-store/src/index.js';
 
 /**
  * Typed errors of the registry's domain. They carry a stable code and the facts a client needs;
@@ -170,7 +171,39 @@ export class DatabaseUnavailable extends DomainError {
  */
 export function asDomainError(error: unknown): unknown {
   if (error instanceof DomainError) return error;
+  if (error instanceof PackageTooLarge) return new PackageOverLimit(error.message, error.limit, error.entry ?? null);
+  if (error instanceof ArchiveRejected) {
+    return error.limit ? new PackageOverLimit(error.message, error.limit, error.entry) : new ArchiveInvalid(error.message, error.entry);
+  }
   return isDatabaseUnavailable(error) ? new DatabaseUnavailable() : error;
+}
+
+/** A package (on disk or in an archive) over one of its limits (PACKAGE_MAX_BYTES, ...). */
+export class PackageOverLimit extends DomainError {
+  readonly code = 'PACKAGE_TOO_LARGE';
+  constructor(message: string, limit: string, entry: string | null) {
+    super(message, { limit, ...(entry ? { entry: clip(entry, 200) } : {}) });
+  }
+}
+
+/** An archive that cannot be a package (a link, an absolute path, not gzip, ...); nothing of it was kept. */
+export class ArchiveInvalid extends DomainError {
+  readonly code = 'ARCHIVE_REJECTED';
+  constructor(message: string, entry: string | null) {
+    super(printable(message), entry ? { entry: printable(clip(entry, 200)) } : {});
+  }
+}
+
+/** A published package that fails validation: nothing is stored; `report` is the loader's full report. */
+export class PackageInvalid extends DomainError {
+  readonly code = 'PACKAGE_INVALID';
+  constructor(name: string, version: string, report: unknown[]) {
+    super(`Package '${name}' ${version} is invalid; nothing was stored. Fix the errors in the report and publish again`, {
+      name,
+      version,
+      report,
+    });
+  }
 }
 
 /** A request whose Host is not one this registry answers to (DNS-rebinding protection, ALLOWED_HOSTS). */

@@ -1,0 +1,110 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Inject, Injectable } from '@nestjs/common';
+import { PackageStore, manifestHash, manifestOf, readPackageArchive, type PackageFile } from '../../../../libs/package-store/src/index.js';
+import { SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import type { SkillVersionRecord } from '../catalog/skill-records.js';
+import { SkillsRepository } from '../catalog/skills.repository.js';
+import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
+import { DiscoveryService } from '../discovery/discovery.service.js';
+import { publishedPath } from '../discovery/package-paths.js';
+import { versionFromPackage } from '../discovery/version-snapshot.js';
+import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
+import { PackageInvalid, VersionImmutable } from '../problem/domain-errors.js';
+
+export type PublishOutcome =
+  | { outcome: 'new' | 'unchanged'; version: SkillVersionRecord }
+  | { outcome: 'valid'; name: string; version: string; contentHash: string; issues: unknown[] };
+
+/**
+ * Publishing a package over the API (`POST /v1/packages`): the archive is read within the package
+ * limits, written to a private temporary directory, validated by the same loader and rules as a
+ * package found on disk, and stored content-addressed. An invalid package stores nothing.
+ */
+@Injectable()
+export class PublishPackage {
+  private readonly loader = new SkillPackageLoader({ cacheDir: false });
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly discovery: DiscoveryService,
+    private readonly repository: SkillsRepository,
+    private readonly catalog: SkillCatalog,
+    private readonly events: LifecycleEventsPublisher,
+    private readonly packages: PackageStore,
+  ) {}
+
+  async execute(archive: Readable, actor: string, dryRun: boolean): Promise<PublishOutcome> {
+    const files = await readPackageArchive(archive, packageLimitsOf(this.config));
+    const contentHash = manifestHash(manifestOf(files));
+    return this.discovery.serialised(async () => {
+      const workDir = await mkdtemp(join(tmpdir(), 'skill-publish-'));
+      try {
+        const packageDir = join(workDir, ...packageLocation(files));
+        await writeFiles(packageDir, files);
+        const loaded = await this.loader.load(packageDir);
+        const errors = loaded.issues.filter((issue) => issue.severity === 'error');
+        if (!loaded.valid || errors.length > 0) throw new PackageInvalid(loaded.identity.name, loaded.identity.version, loaded.issues);
+        const snapshot = {
+          ...versionFromPackage(loaded),
+          contentHash,
+          packagePath: publishedPath(loaded.identity.name, loaded.identity.version),
+        };
+        if (dryRun) return { outcome: 'valid', name: snapshot.name, version: snapshot.version, contentHash, issues: loaded.issues };
+        const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
+        if (existing) {
+          if (existing.contentHash === contentHash) return { outcome: 'unchanged', version: existing };
+          throw new VersionImmutable(existing.name, existing.version, existing.status, existing.packagePath);
+        }
+        await this.packages.save(files);
+        const creation = {
+          from: null,
+          to: snapshot.status,
+          actor,
+          reason: 'published; validation passed',
+          evidence: { content_hash: contentHash, errors: 0, warnings: loaded.issues.length },
+        };
+        const created = await this.repository.createVersion(snapshot, creation);
+        if (!created) {
+          const raced = await this.repository.findVersion(snapshot.name, snapshot.version);
+          if (raced?.contentHash === contentHash) return { outcome: 'unchanged', version: raced };
+          throw new VersionImmutable(snapshot.name, snapshot.version, raced?.status ?? 'stored', snapshot.packagePath);
+        }
+        this.catalog.applyVersion(created);
+        await this.events.publish(created.name, created.version, creation);
+        return { outcome: 'new', version: created };
+      } finally {
+        await rm(workDir, { recursive: true, force: true });
+      }
+    });
+  }
+}
+
+async function writeFiles(dir: string, files: PackageFile[]): Promise<void> {
+  for (const file of files) {
+    const target = join(dir, file.path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, file.bytes, { mode: file.mode });
+  }
+}
+
+const SAFE_SEGMENT = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * `<domain>/<name>` of the temporary copy, from definition.json when it names them: the loader
+ * checks a package's name against its directory, as it does on disk.
+ */
+function packageLocation(files: PackageFile[]): [string, string] {
+  const definition = files.find((file) => file.path === 'definition.json');
+  try {
+    const parsed = JSON.parse(definition?.bytes.toString('utf8') ?? '{}') as { name?: unknown; domain?: unknown };
+    const name = typeof parsed.name === 'string' && SAFE_SEGMENT.test(parsed.name) ? parsed.name : 'package';
+    const domain = typeof parsed.domain === 'string' && SAFE_SEGMENT.test(parsed.domain) ? parsed.domain : 'published';
+    return [domain, name];
+  } catch {
+    return ['published', 'package'];
+  }
+}
