@@ -2,7 +2,8 @@ import { rm } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import tar from 'tar-stream';
-import { packPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
+import { Readable } from 'node:stream';
+import { manifestHash, manifestOf, packPackageArchive, readPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { obliterateQueue } from '../support/executions.js';
@@ -68,6 +69,32 @@ describe('publishing packages over REST', () => {
     const changed = await archiveOf({ name: 'echo_pub', definition: { description: 'Another description of the echo skill.' } });
     expect(await publish(changed)).toMatchObject({ status: 409, body: { code: 'VERSION_IMMUTABLE' } });
     expect(await stored()).toEqual({ versions: 1, packages: 1 });
+  });
+
+  it('serves the stored package back: its files with sha256, and the archive with the content hash as ETag', async () => {
+    const version = (await call(registry.baseUrl, 'GET', '/v1/skills/echo_pub', { token: AGENT_TOKEN })).body;
+    const files = await call(registry.baseUrl, 'GET', '/v1/skills/echo_pub/versions/1.0.0/files', { token: AGENT_TOKEN });
+    expect(files).toMatchObject({ status: 200, body: { content_hash: version.content_hash } });
+    expect(files.body.files.map((file: { path: string }) => file.path)).toEqual([
+      'SKILL.md',
+      'definition.json',
+      'handler.spec.ts',
+      'handler.ts',
+      'schema.ts',
+    ]);
+    expect(files.body.files[0].sha256).toMatch(/^[0-9a-f]{64}$/);
+    const headers = { authorization: `Bearer ${AGENT_TOKEN}` };
+    const archive = await fetch(`${registry.baseUrl}/v1/skills/echo_pub/versions/1.0.0/package`, { headers });
+    expect(archive.status).toBe(200);
+    expect(archive.headers.get('etag')).toBe(`"${version.content_hash}"`);
+    expect(archive.headers.get('cache-control')).toContain('immutable');
+    const unpacked = await readPackageArchive(Readable.from([Buffer.from(await archive.arrayBuffer())]));
+    expect(manifestHash(manifestOf(unpacked))).toBe(version.content_hash);
+    const again = await fetch(`${registry.baseUrl}/v1/skills/echo_pub/versions/1.0.0/package`, {
+      headers: { ...headers, 'if-none-match': `"${version.content_hash}"` },
+    });
+    expect(again.status).toBe(304);
+    expect((await call(registry.baseUrl, 'GET', '/v1/skills/echo_pub/versions/9.9.9/files', { token: AGENT_TOKEN })).status).toBe(404);
   });
 
   it('refuses an invalid package with 422 and the full report, storing nothing', async () => {

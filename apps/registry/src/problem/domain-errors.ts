@@ -194,6 +194,17 @@ export class ArchiveInvalid extends DomainError {
   }
 }
 
+/** A version whose package the store does not hold (registered before the store and not seen on disk since). */
+export class PackageNotStored extends DomainError {
+  readonly code = 'PACKAGE_NOT_STORED';
+  constructor(name: string, version: string) {
+    super(`The package of '${name}' ${version} is not in the package store (registered before it; rediscover it to store it)`, {
+      name,
+      version,
+    });
+  }
+}
+
 /** A published package that fails validation: nothing is stored; `report` is the loader's full report. */
 export class PackageInvalid extends DomainError {
   readonly code = 'PACKAGE_INVALID';

@@ -1,0 +1,103 @@
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { manifestHash, manifestOf, packPackageArchive, readPackageDir } from '../../../libs/package-store/src/index.js';
+import { SkillPackageLoader, formatPackageReport } from '../../../libs/skill-loader/src/index.js';
+import { scaffoldFiles } from './scaffold.js';
+
+/** What a command prints: lines for people, or one JSON value with --json. */
+export interface Output {
+  line(text: string): void;
+  json(value: unknown): void;
+}
+
+/** `init <domain>/<name>`: a package that passes validation, with a test of its own. */
+export async function init(target: string, options: { dir: string }, out: Output, json: boolean): Promise<number> {
+  const match = /^([a-z][a-z0-9_]*)\/([a-z][a-z0-9_]*)$/.exec(target);
+  if (!match) {
+    out.line(`'${target}' is not <domain>/<name> (lower case letters, digits and _)`);
+    return 2;
+  }
+  const [, domain, name] = match as unknown as [string, string, string];
+  const dir = path.resolve(options.dir, domain, name);
+  if (await stat(dir).catch(() => null)) {
+    out.line(`${dir} exists already; choose another name or remove it`);
+    return 1;
+  }
+  for (const [file, text] of Object.entries(scaffoldFiles(domain, name))) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), text);
+  }
+  if (json) out.json({ created: dir, files: Object.keys(scaffoldFiles(domain, name)) });
+  else out.line(`created ${dir}\nnext: skill-registry validate ${path.relative(process.cwd(), dir) || '.'}`);
+  return 0;
+}
+
+/** `validate <dir>`: the registry's validation report; non-zero when the package has errors. */
+export async function validate(dir: string, out: Output, json: boolean): Promise<number> {
+  const loaded = await new SkillPackageLoader({ cacheDir: false }).load(path.resolve(dir));
+  if (json)
+    out.json({
+      name: loaded.identity.name,
+      version: loaded.identity.version,
+      valid: loaded.valid,
+      content_hash: loaded.contentHash,
+      issues: loaded.issues,
+    });
+  else out.line(formatPackageReport(loaded));
+  return loaded.valid ? 0 : 1;
+}
+
+/** `pack <dir>`: the archive the registry accepts, and its content hash. */
+export async function pack(dir: string, options: { output?: string }, out: Output, json: boolean): Promise<number> {
+  const files = await readPackageDir(path.resolve(dir));
+  const contentHash = manifestHash(manifestOf(files));
+  const output = path.resolve(options.output ?? `${path.basename(path.resolve(dir))}.tar.gz`);
+  const archive = await packPackageArchive(files);
+  await writeFile(output, archive);
+  if (json) out.json({ archive: output, bytes: archive.length, files: files.length, content_hash: contentHash });
+  else out.line(`${output}: ${files.length} files, ${archive.length} bytes\ncontent hash ${contentHash}`);
+  return 0;
+}
+
+/** `publish <dir>`: packs and publishes; prints the outcome, and the validation report on 422. */
+export async function publish(
+  dir: string,
+  options: { registry: string; token?: string; dryRun?: boolean },
+  out: Output,
+  json: boolean,
+): Promise<number> {
+  const token = options.token ?? process.env.SKILL_REGISTRY_TOKEN;
+  if (!token) {
+    out.line('a token is needed: --token <token> or SKILL_REGISTRY_TOKEN');
+    return 2;
+  }
+  const archive = await packPackageArchive(await readPackageDir(path.resolve(dir)));
+  const url = new URL(`/v1/packages${options.dryRun ? '?dry_run=true' : ''}`, options.registry);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/gzip' },
+      body: archive,
+    });
+  } catch (error) {
+    out.line(`cannot reach ${url.origin}: ${(error as Error).message}`);
+    return 1;
+  }
+  const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+  if (json) out.json({ status: response.status, ...body });
+  else if (response.ok) {
+    const version = body?.version as { name?: string; version?: string; status?: string; content_hash?: string } | undefined;
+    out.line(
+      body?.outcome === 'valid'
+        ? `valid: ${body.name} ${body.version} (${body.content_hash}); nothing stored (dry run)`
+        : `${body?.outcome === 'new' ? 'published' : 'already published'}: ${version?.name} ${version?.version} ${version?.status} (${version?.content_hash})`,
+    );
+  } else {
+    out.line(`refused (${response.status} ${String(body?.code ?? '')}): ${String(body?.detail ?? '')}`);
+    for (const issue of (body?.report as { severity: string; file?: string; message: string; hint?: string }[] | undefined) ?? []) {
+      out.line(`  ${issue.severity.padEnd(7)} ${issue.file ?? ''} ${issue.message}${issue.hint ? ` (${issue.hint})` : ''}`);
+    }
+  }
+  return response.ok ? 0 : 1;
+}

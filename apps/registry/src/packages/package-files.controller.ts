@@ -1,0 +1,40 @@
+import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { PackageContents } from './package-contents.js';
+
+/** A version's stored package, served back: immutable, so cached for good and validated by its content hash. */
+@ApiTags('packages')
+@Controller('v1/skills/:name/versions/:version')
+export class PackageFilesController {
+  constructor(private readonly contents: PackageContents) {}
+
+  @Get('files')
+  @ApiOperation({ summary: "Every file of the version's stored package: path, size, mode, sha256" })
+  async files(@Param('name') name: string, @Param('version') version: string) {
+    const { contentHash, files } = await this.contents.files(name, version);
+    return { name, version, content_hash: contentHash, files };
+  }
+
+  @Get('package')
+  @ApiOperation({ summary: "The version's stored package as a gzip-compressed tar (ETag = content hash)" })
+  @ApiProduces('application/gzip')
+  async package(
+    @Param('name') name: string,
+    @Param('version') version: string,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { contentHash, archive } = await this.contents.archive(name, version);
+    const etag = `"${contentHash}"`;
+    void reply.header('ETag', etag).header('Cache-Control', 'public, max-age=31536000, immutable');
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag)) {
+      void reply.status(304).send();
+      return;
+    }
+    void reply
+      .header('Content-Type', 'application/gzip')
+      .header('Content-Disposition', `attachment; filename="${name}-${version}.tar.gz"`)
+      .send(archive);
+  }
+}
