@@ -129,6 +129,23 @@ describe('content-addressed package store (Postgres) and the executor-side cache
     await expect(readFile(path.join(evicted, 'handler.ts'))).rejects.toThrow();
   });
 
+  it('counts the packages an earlier process left against the bound, and evicts them first', async () => {
+    const hashes: string[] = [];
+    for (const name of ['l1', 'l2']) {
+      const dir = await writePackage(name, { 'handler.ts': name.repeat(400) });
+      hashes.push((await store.save(await readPackageDir(dir))).contentHash);
+    }
+    const root = path.join(work, 'leftover-cache');
+    const earlier = new PackageCache(root, store, 10_000);
+    await earlier.sweepTemporary();
+    const left = await earlier.directory(hashes[0]!);
+    // A new process with a bound that only fits one package: the leftover goes when it needs room.
+    const later = new PackageCache(root, store, 1000);
+    await later.sweepTemporary();
+    await later.directory(hashes[1]!);
+    await expect(readFile(path.join(left, 'handler.ts'))).rejects.toThrow();
+  });
+
   it('reads a symlinked file as its target and ignores a linked directory', async () => {
     const dir = await writePackage('links', { 'handler.ts': 'h', 'real/inner.ts': 'i' });
     await symlink(path.join(dir, 'handler.ts'), path.join(dir, 'alias.ts'));

@@ -23,6 +23,8 @@ const READY = '.package-ready';
  */
 export class PackageCache {
   private readonly verified = new Map<string, { dir: string; size: number; usedAt: number }>();
+  /** Packages an earlier process left in the directory: counted against the bound, verified before any use. */
+  private readonly leftovers = new Map<string, { dir: string; size: number; usedAt: number }>();
   private readonly pending = new Map<string, Promise<string>>();
   private readonly inUse = new Map<string, number>();
 
@@ -69,6 +71,7 @@ export class PackageCache {
     const manifest = await this.store.manifest(contentHash);
     if (!manifest) throw new PackageUnavailable(contentHash, 'the registry has no stored package with this hash');
     if (!(await this.matches(dir, manifest))) await this.materialise(contentHash, dir);
+    this.leftovers.delete(contentHash);
     this.verified.set(contentHash, { dir, size: manifest.reduce((sum, entry) => sum + entry.size, 0), usedAt: Date.now() });
     await this.evict(contentHash);
     return dir;
@@ -116,23 +119,45 @@ export class PackageCache {
 
   /** Removes least recently used packages (not `keep`, not in use) while the cache is over its bound. */
   private async evict(keep: string): Promise<void> {
-    let total = [...this.verified.values()].reduce((sum, entry) => sum + entry.size, 0);
+    const entries = [...this.leftovers, ...this.verified];
+    let total = entries.reduce((sum, [, entry]) => sum + entry.size, 0);
     if (total <= this.maxBytes) return;
-    const candidates = [...this.verified]
-      .filter(([hash]) => hash !== keep && !this.inUse.has(hash))
-      .sort((a, b) => a[1].usedAt - b[1].usedAt);
+    const candidates = entries.filter(([hash]) => hash !== keep && !this.inUse.has(hash)).sort((a, b) => a[1].usedAt - b[1].usedAt);
     for (const [hash, entry] of candidates) {
       if (total <= this.maxBytes) break;
       this.verified.delete(hash);
+      this.leftovers.delete(hash);
       total -= entry.size;
       await rm(entry.dir, { recursive: true, force: true });
     }
   }
 
-  /** Clears leftovers of interrupted materialisations (called once at start). */
+  /**
+   * Called once at start: clears interrupted materialisations and counts the packages earlier
+   * processes left (by size and last modification) so that the size bound covers them too.
+   */
   async sweepTemporary(): Promise<void> {
     await mkdir(this.root, { recursive: true });
-    for (const name of await readdir(this.root))
-      if (name.startsWith('.tmp-')) await rm(join(this.root, name), { recursive: true, force: true });
+    for (const entry of await readdir(this.root, { withFileTypes: true })) {
+      const dir = join(this.root, entry.name);
+      if (entry.name.startsWith('.tmp-')) await rm(dir, { recursive: true, force: true });
+      else if (entry.isDirectory() && /^[0-9a-f]{64}$/.test(entry.name)) {
+        this.leftovers.set(`sha256:${entry.name}`, { dir, size: await sizeOf(dir), usedAt: (await stat(dir)).mtimeMs });
+      }
+    }
   }
+}
+
+/** Total size of the files under `dir`, without recursion. */
+async function sizeOf(dir: string): Promise<number> {
+  let total = 0;
+  const pending = [dir];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    for (const entry of await readdir(current, { withFileTypes: true })) {
+      if (entry.isDirectory()) pending.push(join(current, entry.name));
+      else if (entry.isFile()) total += (await stat(join(current, entry.name))).size;
+    }
+  }
+  return total;
 }
