@@ -68,6 +68,7 @@ describe('gRPC: catalog, search and administration', () => {
       'SearchSkills',
       'Discover',
       'RegisterSkill',
+      'PublishPackage',
       'PromoteSkill',
       'DeprecateSkill',
       'ExecuteSkill',

@@ -4,7 +4,9 @@ import pg from 'pg';
 import tar from 'tar-stream';
 import { Readable } from 'node:stream';
 import { manifestHash, manifestOf, packPackageArchive, readPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
+import { status } from '@grpc/grpc-js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { bearer, failure, grpcPort, registryClient, unary } from '../support/grpc.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { obliterateQueue } from '../support/executions.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
@@ -95,6 +97,33 @@ describe('publishing packages over REST', () => {
     });
     expect(again.status).toBe(304);
     expect((await call(registry.baseUrl, 'GET', '/v1/skills/echo_pub/versions/9.9.9/files', { token: AGENT_TOKEN })).status).toBe(404);
+  });
+
+  it('publishes over gRPC with the same rules: new, unchanged, INVALID_ARGUMENT with the report, PERMISSION_DENIED for agents', async () => {
+    const client = registryClient(grpcPort(registry));
+    try {
+      const archive = await archiveOf({ name: 'echo_grpc' });
+      await expect(unary(client, 'PublishPackage', { archive }, bearer(AGENT_TOKEN))).rejects.toMatchObject({
+        code: status.PERMISSION_DENIED,
+      });
+      const dry = await unary(client, 'PublishPackage', { archive, dry_run: true }, bearer(ADMIN_TOKEN));
+      expect(dry.response).toMatchObject({ outcome: 'valid', content_hash: expect.stringMatching(/^sha256:/) });
+      const first = await unary(client, 'PublishPackage', { archive }, bearer(ADMIN_TOKEN));
+      expect(first.response).toMatchObject({
+        outcome: 'new',
+        version: { name: 'echo_grpc', status: 'REGISTERED' },
+        content_hash: dry.response.content_hash,
+      });
+      expect((await unary(client, 'PublishPackage', { archive }, bearer(ADMIN_TOKEN))).response.outcome).toBe('unchanged');
+      const broken = await archiveOf({ name: 'echo_grpc_broken', definition: { input_schema: 'schema.Missing' } });
+      const refused = await failure(unary(client, 'PublishPackage', { archive: broken }, bearer(ADMIN_TOKEN)));
+      expect(refused).toMatchObject({ code: status.INVALID_ARGUMENT, errorCode: 'PACKAGE_INVALID' });
+      expect(refused.status?.fieldViolations.length).toBeGreaterThan(0);
+      const notGzip = await failure(unary(client, 'PublishPackage', { archive: Buffer.from('nope') }, bearer(ADMIN_TOKEN)));
+      expect(notGzip).toMatchObject({ code: status.INVALID_ARGUMENT, errorCode: 'ARCHIVE_REJECTED' });
+    } finally {
+      client.close();
+    }
   });
 
   it('refuses an invalid package with 422 and the full report, storing nothing', async () => {

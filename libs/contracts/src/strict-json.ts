@@ -108,6 +108,8 @@ export function assertStorableText(value: unknown, basePointer = ''): void {
     if (typeof current === 'string') {
       const reason = unstorableTextReason(current);
       if (reason) throw new JsonRejected(reason, pointer, 'unstorable');
+    } else if (ArrayBuffer.isView(current)) {
+      continue; // bytes (a gRPC `bytes` field) are not text
     } else if (Array.isArray(current)) {
       current.forEach((item, index) => pending.push([item, `${pointer}/${index}`]));
     } else if (current && typeof current === 'object') {

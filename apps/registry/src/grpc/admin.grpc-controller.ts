@@ -1,7 +1,9 @@
 import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import type { Principal } from '../auth/principal.js';
+import { Readable } from 'node:stream';
 import { DiscoveryService } from '../discovery/discovery.service.js';
+import { PublishPackage } from '../packages/publish-package.js';
 import { DeprecateSkillBody, PromoteSkillBody, RegisterSkillBody } from '../lifecycle/admin.dto.js';
 import { DeprecateSkill } from '../lifecycle/deprecate-skill.js';
 import { PromoteSkill } from '../lifecycle/promote-skill.js';
@@ -26,7 +28,16 @@ export class AdminGrpcController {
     private readonly discovery: DiscoveryService,
     private readonly promoteSkill: PromoteSkill,
     private readonly deprecateSkill: DeprecateSkill,
+    private readonly publishPackage: PublishPackage,
   ) {}
+
+  @GrpcMethod(GRPC_SERVICE, 'PublishPackage')
+  async publish(@Payload() request: { archive?: Buffer; dry_run?: boolean }, @GrpcCaller() principal: Principal) {
+    const archive = request.archive ?? Buffer.alloc(0);
+    const published = await this.publishPackage.execute(Readable.from([archive]), principal.identity, request.dry_run === true);
+    if (published.outcome === 'valid') return { outcome: 'valid', content_hash: published.contentHash };
+    return { outcome: published.outcome, version: skillVersionMessage(published.version), content_hash: published.version.contentHash };
+  }
 
   @GrpcMethod(GRPC_SERVICE, 'Discover')
   discover(@GrpcCaller() principal: Principal) {

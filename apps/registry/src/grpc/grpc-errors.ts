@@ -4,6 +4,7 @@ import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import {
   DomainError,
   InputInvalid,
+  PackageInvalid,
   PathOutsideSkillPaths,
   PromotionEvidenceMissing,
   RequestInvalid,
@@ -78,6 +79,13 @@ export function toGrpcError(thrown: unknown): GrpcError | null {
     const violations = error.violations.map((entry) => ({ field: entry.pointer, description: entry.message }));
     const listed = violations.map((v) => `${v.field || '/'}: ${v.description}`).join('; ');
     return grpcError(error.code, `${error.message}: ${listed}`, error.details, violations);
+  }
+  if (error instanceof PackageInvalid) {
+    const report = (error.details.report as { severity: string; file?: string; path?: string; message: string }[] | undefined) ?? [];
+    const violations = report
+      .filter((issue) => issue.severity === 'error')
+      .map((issue) => ({ field: [issue.file, issue.path].filter(Boolean).join(' ') || 'package', description: issue.message }));
+    return grpcError(error.code, error.message, error.details, violations);
   }
   if (error instanceof PathOutsideSkillPaths) {
     return grpcError(error.code, error.message, error.details, [{ field: 'path', description: error.message }]);

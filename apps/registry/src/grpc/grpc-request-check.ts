@@ -91,7 +91,7 @@ function depthOf(value: unknown): number {
   const pending: [unknown, number][] = [[value, 0]];
   while (pending.length > 0) {
     const [current, depth] = pending.pop()!;
-    if (!current || typeof current !== 'object') continue;
+    if (!current || typeof current !== 'object' || ArrayBuffer.isView(current)) continue;
     deepest = Math.max(deepest, depth);
     if (deepest > MAX_MESSAGE_DEPTH) return deepest;
     for (const child of Object.values(current)) pending.push([child, depth + 1]);

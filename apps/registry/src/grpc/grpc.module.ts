@@ -1,3 +1,4 @@
+import { PackagesModule } from '../packages/packages.module.js';
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { DiscoveryModule } from '../discovery/discovery.module.js';
@@ -16,7 +17,7 @@ import { SkillsGrpcController } from './skills.grpc-controller.js';
  * The server itself is connected in create-registry-app.ts (hybrid application).
  */
 @Module({
-  imports: [CatalogModule, SkillsModule, SearchModule, LifecycleModule, DiscoveryModule, ExecutionsModule],
+  imports: [CatalogModule, SkillsModule, SearchModule, LifecycleModule, DiscoveryModule, ExecutionsModule, PackagesModule],
   controllers: [SkillsGrpcController, AdminGrpcController, ExecutionsGrpcController],
   // RegistryHealthReport is stateless (it reads the catalog), so this module builds its own.
   providers: [RegistryHealthReport, GrpcEndpoint],

@@ -66,7 +66,8 @@ export class RegistryGrpcServer extends ServerGrpc {
   }
 
   override async createClient(): Promise<Server> {
-    const server = new Server();
+    // Package archives (PublishPackage) may be larger than grpc-js's 4 MiB default; the package limits apply after.
+    const server = new Server({ 'grpc.max_receive_message_length': 32 * 1024 * 1024 });
     // grpc-js answers INTERNAL when a request cannot be decoded; decoding failures become a value checkedRequest refuses.
     const addService = server.addService.bind(server);
     server.addService = (service: ServiceDefinition, implementation) => addService(decodingNeverThrows(service), implementation);

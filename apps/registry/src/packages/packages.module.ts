@@ -14,5 +14,6 @@ import { PublishPackage } from './publish-package.js';
   imports: [CatalogModule, LifecycleModule, DiscoveryModule, PackageStoreModule, SkillsModule],
   controllers: [PackagesController, PackageFilesController],
   providers: [PublishPackage, PackageContents],
+  exports: [PublishPackage],
 })
 export class PackagesModule {}
