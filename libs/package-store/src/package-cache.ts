@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { type ManifestEntry, sha256Hex } from './package-files.js';
+import { join } from 'node:path';
+import { type ManifestEntry, sha256Hex, writePackageFiles } from './package-files.js';
 import type { PackageStore } from './package-store.js';
 
 /** A package the store does not have (or whose content no longer matches its hash). */
@@ -95,15 +95,13 @@ export class PackageCache {
     if (!stored) throw new PackageUnavailable(contentHash, 'the registry has no stored package with this hash');
     const temporary = join(this.root, `.tmp-${randomBytes(6).toString('hex')}`);
     try {
+      const expected = new Map(stored.manifest.map((entry) => [entry.path, entry.sha256]));
       for (const file of stored.files) {
-        const entry = stored.manifest.find((candidate) => candidate.path === file.path);
-        if (!entry || sha256Hex(file.bytes) !== entry.sha256 || file.path.split('/').some((part) => part === '..' || part === '')) {
+        if (sha256Hex(file.bytes) !== expected.get(file.path) || file.path.split('/').some((part) => part === '..' || part === '')) {
           throw new PackageUnavailable(contentHash, `stored file ${file.path} does not match the manifest`);
         }
-        const target = join(temporary, file.path);
-        await mkdir(dirname(target), { recursive: true });
-        await writeFile(target, file.bytes, { mode: file.mode });
       }
+      await writePackageFiles(temporary, stored.files);
       await writeFile(join(temporary, READY), contentHash);
       await rm(dir, { recursive: true, force: true });
       try {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { lstat, readFile, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 /** One file of a package as the store keeps it: POSIX relative path, normalised mode, bytes. */
 export interface PackageFile {
@@ -121,4 +121,13 @@ export function legacyContentHash(files: PackageFile[]): string {
     hash.update(file.bytes);
   }
   return `sha256:${hash.digest('hex')}`;
+}
+
+/** Writes `files` under `dir` (created as needed), each with its mode. */
+export async function writePackageFiles(dir: string, files: PackageFile[]): Promise<void> {
+  for (const file of files) {
+    const target = join(dir, file.path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, file.bytes, { mode: file.mode });
+  }
 }

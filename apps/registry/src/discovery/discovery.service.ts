@@ -136,7 +136,8 @@ export class DiscoveryService {
       const stored = storedByPath.get(packagePath) ?? [];
       const same = stored.find((v) => v.contentHash === contentHash && v.status !== 'ARCHIVED');
       if (same) return reportOf(packagePath, same, 'unchanged', null);
-      const legacy = stored.find((v) => v.contentHash === legacyContentHash(files) && v.status !== 'ARCHIVED');
+      const legacyHash = legacyContentHash(files);
+      const legacy = stored.find((v) => v.contentHash === legacyHash && v.status !== 'ARCHIVED');
       if (legacy) return reportOf(packagePath, await this.adoptLegacy(legacy, files), 'unchanged', null);
 
       const loaded = await this.loader.load(packagePath);
@@ -155,7 +156,7 @@ export class DiscoveryService {
       await this.packages.save(files);
       const snapshot = versionFromPackage(loaded);
       let existing = await this.repository.findVersion(snapshot.name, snapshot.version);
-      if (existing && existing.contentHash === legacyContentHash(files)) existing = await this.adoptLegacy(existing, files);
+      if (existing && existing.contentHash === legacyHash) existing = await this.adoptLegacy(existing, files);
       const errors = loaded.issues.filter((issue) => issue.severity === 'error').length;
       const warnings = loaded.issues.length - errors;
       const base = { path: packagePath, name: snapshot.name, version: snapshot.version, errors, warnings };

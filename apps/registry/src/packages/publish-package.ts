@@ -1,9 +1,16 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import { PackageStore, manifestHash, manifestOf, readPackageArchive, type PackageFile } from '../../../../libs/package-store/src/index.js';
+import {
+  PackageStore,
+  manifestHash,
+  manifestOf,
+  readPackageArchive,
+  writePackageFiles,
+  type PackageFile,
+} from '../../../../libs/package-store/src/index.js';
 import { SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
@@ -44,7 +51,7 @@ export class PublishPackage {
       const workDir = await mkdtemp(join(tmpdir(), 'skill-publish-'));
       try {
         const packageDir = join(workDir, ...packageLocation(files));
-        await writeFiles(packageDir, files);
+        await writePackageFiles(packageDir, files);
         const loaded = await this.loader.load(packageDir);
         const errors = loaded.issues.filter((issue) => issue.severity === 'error');
         if (!loaded.valid || errors.length > 0) throw new PackageInvalid(loaded.identity.name, loaded.identity.version, loaded.issues);
@@ -80,14 +87,6 @@ export class PublishPackage {
         await rm(workDir, { recursive: true, force: true });
       }
     });
-  }
-}
-
-async function writeFiles(dir: string, files: PackageFile[]): Promise<void> {
-  for (const file of files) {
-    const target = join(dir, file.path);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, file.bytes, { mode: file.mode });
   }
 }
 
