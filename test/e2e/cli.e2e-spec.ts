@@ -51,6 +51,13 @@ describe('skill-registry CLI', () => {
     expect(await cli('init', 'demo/double_it')).toMatchObject({ code: 0 });
     const dir = path.join(work, 'demo/double_it');
     expect(await cli('validate', dir)).toMatchObject({ code: 0 });
+    const tested = await cli('--json', 'test', dir);
+    expect(tested.code).toBe(0);
+    expect(JSON.parse(tested.stdout)).toMatchObject({
+      passed: true,
+      unit: { passed: true, tests: { failed: 0 } },
+      examples: [{ index: 0, outcome: 'passed' }],
+    });
     const packed = JSON.parse((await cli('--json', 'pack', dir, '-o', path.join(work, 'double.tar.gz'))).stdout);
     expect(packed.content_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect((await readFile(path.join(work, 'double.tar.gz'))).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
@@ -82,5 +89,25 @@ describe('skill-registry CLI', () => {
     expect(remote.code).toBe(1);
     expect(remote.stdout).toContain('PACKAGE_INVALID');
     expect(remote.stdout).toContain('error');
+  });
+
+  it('test: fails on a handler that no longer does what its tests and examples say, and on examples whose tools are not reachable', async () => {
+    expect(await cli('init', 'demo/triple_wrong')).toMatchObject({ code: 0 });
+    const dir = path.join(work, 'demo/triple_wrong');
+    const handler = path.join(dir, 'handler.ts');
+    await writeFile(handler, (await readFile(handler, 'utf8')).replace('input.value * 2', 'input.value * 3'));
+    const wrong = await cli('--json', 'test', dir);
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stdout)).toMatchObject({
+      passed: false,
+      unit: { passed: false, tests: { failed: 1 } },
+      examples: [{ outcome: 'failed', reason: expect.stringContaining('differs from the declared output') }],
+    });
+
+    const toolSkill = path.join(REPO_ROOT, 'skills/simulation/run_circuit_sim');
+    const offline = await cli('test', toolSkill, '--no-unit', '--tool-adapters', 'spice=http://127.0.0.1:9/mcp');
+    expect(offline.code).toBe(1);
+    expect(offline.stdout).toMatch(/example 0.*not run — required tools unavailable: spice\.simulate/);
+    expect((await cli('test', '--help')).stdout).toContain('--tool-adapters');
   });
 });

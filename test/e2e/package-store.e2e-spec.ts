@@ -1,10 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { obliterateQueue } from '../support/executions.js';
+import { bearer, grpcPort, registryClient, unary } from '../support/grpc.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 
@@ -69,5 +70,69 @@ describe('executors run the stored package, not the files on disk', () => {
     executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: { PACKAGE_CACHE_DIR: cacheDir } });
     const afterDelete = await execute('echo_text', 'from the store');
     expect(afterDelete).toMatchObject({ status: 200, body: { status: 'SUCCEEDED', output: { text: 'from the store' } } });
+  });
+
+  it('validates a disk package from its own files only, as executors will run it: an import from outside it is an error', async () => {
+    const outside = await tempRoot();
+    await mkdir(path.join(outside, 'shared'), { recursive: true });
+    await writeFile(path.join(outside, 'shared', 'upper.ts'), 'export const upper = (text: string) => text.toUpperCase();\n');
+    await writeEchoSkill(outside, {
+      name: 'echo_outside',
+      handlerSource: `import { SkillBase } from '@skill-registry/sdk';
+import { upper } from '../../shared/upper.js';
+import { EchoInput, EchoOutput } from './schema.js';
+export class EchoHandler extends SkillBase<typeof EchoInput, typeof EchoOutput> {
+  static readonly inputSchema = EchoInput;
+  static readonly outputSchema = EchoOutput;
+  async execute(input: { text: string }) {
+    return { text: upper(input.text), length: input.text.length };
+  }
+}
+`,
+    });
+    const scoped = await startRegistry({ databaseUrl: db.url, skillPaths: [outside], queuePrefix });
+    try {
+      const version = (await call(scoped.baseUrl, 'GET', '/v1/skills/echo_outside')).body;
+      expect(version).toMatchObject({ status: 'DRAFT' });
+      const error = version.validation.find((issue: { severity: string }) => issue.severity === 'error');
+      expect(error).toMatchObject({ file: 'handler.ts', message: expect.stringContaining('upper') });
+      expect(JSON.stringify(version)).not.toMatch(/skill-intake-/);
+    } finally {
+      await scoped.stop();
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('shows no server path in any public answer (REST views, health, search, problems, gRPC)', async () => {
+    const disk = await tempRoot();
+    await writeEchoSkill(disk, { name: 'echo_paths' });
+    await writeEchoSkill(disk, { name: 'echo_broken', schemaSource: 'export const Nothing = 1;\n' });
+    const scoped = await startRegistry({ databaseUrl: db.url, skillPaths: [disk], queuePrefix });
+    const client = registryClient(grpcPort(scoped));
+    try {
+      const answers = [
+        await call(scoped.baseUrl, 'GET', '/v1/skills/echo_paths'),
+        await call(scoped.baseUrl, 'GET', '/v1/skills/echo_paths/versions'),
+        await call(scoped.baseUrl, 'GET', '/v1/skills/echo_broken/versions/1.0.0'),
+        await call(scoped.baseUrl, 'GET', '/v1/skills?status=DRAFT'),
+        await call(scoped.baseUrl, 'GET', '/v1/health'),
+        await call(scoped.baseUrl, 'GET', '/v1/search?q=echo'),
+        await call(scoped.baseUrl, 'GET', '/v1/skills/echo_paths/versions/1.0.0/files'),
+      ].map((answer) => answer.body);
+      expect(answers[4].drafts.map((draft: { name: string }) => draft.name)).toContain('echo_broken');
+      const grpcAnswers = [
+        (await unary(client, 'GetSkill', { name: 'echo_paths' }, bearer())).response,
+        (await unary(client, 'GetHealth', {}, bearer())).response,
+      ];
+      for (const answer of [...answers, ...grpcAnswers]) {
+        const text = JSON.stringify(answer);
+        expect(text).not.toContain(disk);
+        expect(text).not.toContain('package_path');
+      }
+    } finally {
+      client.close();
+      await scoped.stop();
+      await rm(disk, { recursive: true, force: true });
+    }
   });
 });

@@ -4,6 +4,8 @@ import { createRegistryApp } from '../../apps/registry/src/create-registry-app.j
 
 export const ADMIN_TOKEN = 'test-admin-token-0001';
 export const AGENT_TOKEN = 'test-agent-token-0001';
+/** A publisher whose scope is every name starting with `acme_`. */
+export const PUBLISHER_TOKEN = 'test-publisher-token-0001';
 
 export interface RunningRegistry {
   app: NestFastifyApplication;
@@ -24,6 +26,7 @@ export async function startRegistry(options: {
     SKILL_PATHS: options.skillPaths.join(':'),
     ADMIN_TOKENS: `root=${ADMIN_TOKEN}`,
     AGENT_TOKENS: options.agentTokens ? `bot=${AGENT_TOKEN}` : '',
+    PUBLISHER_TOKENS: `acme=${PUBLISHER_TOKEN}:acme_*`,
     LOG_LEVEL: 'error',
     HOST: '127.0.0.1',
     PORT: '0',

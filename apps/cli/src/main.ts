@@ -3,8 +3,9 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { init, pack, publish, validate, type Output } from './commands.js';
+import { testPackage } from './package-test.js';
 
-/** The skill author's command line: scaffold, validate, pack and publish skill packages. */
+/** The skill author's command line: scaffold, validate, test, pack and publish skill packages. */
 export async function main(argv: string[], write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
   let code = 0;
   const out: Output = { line: (text) => write(`${text}\n`), json: (value) => write(`${JSON.stringify(value, null, 2)}\n`) };
@@ -26,6 +27,17 @@ export async function main(argv: string[], write: (text: string) => void = (text
     .argument('<dir>', 'package directory')
     .action(async (dir: string) => void (code = await validate(dir, out, json())));
   program
+    .command('test')
+    .description("run the package's own tests and its declared examples through the executor's sandbox, locally, without a registry")
+    .argument('<dir>', 'package directory')
+    .option('--no-unit', "skip the package's own *.spec.ts tests")
+    .option('--no-examples', 'skip the declared examples')
+    .option('--tool-adapters <list>', 'running tool adapters, adapter=url,… (default: $TOOL_ADAPTERS), for examples that need tools')
+    .action(
+      async (dir: string, options: { unit: boolean; examples: boolean; toolAdapters?: string }) =>
+        void (code = await testPackage(dir, options, out, json())),
+    );
+  program
     .command('pack')
     .description('write the package archive the registry accepts, and print its content hash')
     .argument('<dir>', 'package directory')
@@ -36,7 +48,7 @@ export async function main(argv: string[], write: (text: string) => void = (text
     .description('pack and publish to a registry; prints the outcome, and the validation report when refused')
     .argument('<dir>', 'package directory')
     .requiredOption('--registry <url>', 'registry base URL, e.g. http://localhost:3000')
-    .option('--token <token>', 'admin token (default: $SKILL_REGISTRY_TOKEN)')
+    .option('--token <token>', 'publisher or admin token (default: $SKILL_REGISTRY_TOKEN)')
     .option('--dry-run', 'validate on the registry without storing')
     .action(
       async (dir: string, options: { registry: string; token?: string; dryRun?: boolean }) =>

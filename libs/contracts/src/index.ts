@@ -3,3 +3,4 @@ export * from './lifecycle.js';
 export * from './json-schema-validator.js';
 export * from './environment.js';
 export * from './strict-json.js';
+export * from './examples.js';

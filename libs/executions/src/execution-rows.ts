@@ -3,14 +3,13 @@ import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus
 
 /** Mapping between executions rows (with their skill version's columns) and records. */
 
-export const VERSION_COLUMNS = `v.package_path AS v_package_path, v.status AS v_status, v.timeout_seconds AS v_timeout_seconds,
+export const VERSION_COLUMNS = `v.status AS v_status, v.timeout_seconds AS v_timeout_seconds,
   v.retries AS v_retries, v.idempotent AS v_idempotent, v.input_schema AS v_input_schema, v.output_schema AS v_output_schema,
   v.input_schema_ref AS v_input_schema_ref, v.output_schema_ref AS v_output_schema_ref, v.tools_required AS v_tools_required,
   v.content_hash AS v_content_hash`;
 
 export function toVersion(row: ExecutionRow): ExecutableVersion {
   return {
-    packagePath: row.v_package_path as string,
     name: row.skill_name as string,
     version: row.version as string,
     status: row.v_status as string,

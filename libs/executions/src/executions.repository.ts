@@ -6,7 +6,6 @@ import { EXECUTION_FINISHED_CHANNEL, FINISHED_PAYLOAD_MAX_BYTES } from './finish
 
 /** What the executor needs of the skill version an execution runs. */
 export interface ExecutableVersion {
-  packagePath: string;
   name: string;
   version: string;
   status: string;

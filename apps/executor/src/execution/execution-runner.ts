@@ -15,6 +15,7 @@ import {
   retryDelayMs,
 } from '../../../../libs/executions/src/index.js';
 import { PackageCache, PackageUnavailable } from '../../../../libs/package-store/src/index.js';
+import { missingTools } from './required-tools.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
@@ -221,7 +222,7 @@ export class ExecutionRunner {
   ): Promise<{ ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError }> {
     try {
       await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
-      const missing = await this.missingTools(version);
+      const missing = await missingTools(this.bridge, version.toolsRequired);
       if (missing.length > 0) {
         return {
           ok: false,
@@ -284,21 +285,6 @@ export class ExecutionRunner {
         return { ok: false, error: { code: 'PRECONDITION_FAILED', message: error.message, details: {} } };
       return { ok: false, error: { code: 'HANDLER_ERROR', message: (error as Error).message, details: {} } };
     }
-  }
-
-  /** Required tools that are not available now, each with the reason when the bridge knows it. */
-  private async missingTools(version: ExecutableVersion): Promise<string[]> {
-    const required = version.toolsRequired.filter((tool) => tool.required !== false).map((tool) => tool.tool_id);
-    if (required.length === 0) return [];
-    const availability = await Promise.all(required.map((toolId) => this.bridge.isAvailable(toolId).catch(() => false)));
-    const missing = required.filter((_, index) => !availability[index]);
-    if (missing.length === 0) return [];
-    const listed = await this.bridge.listTools().catch(() => []);
-    return missing.map((toolId) => {
-      const reason = (listed.find((tool) => tool.toolId === toolId) as { unavailableReason?: string | null } | undefined)
-        ?.unavailableReason;
-      return reason ? `${toolId} (${reason})` : toolId;
-    });
   }
 
   private async conclude(

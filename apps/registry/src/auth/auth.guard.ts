@@ -14,7 +14,10 @@ export const AdminOnly = () => applyDecorators(SetMetadata(ACCESS_LEVEL, 'admin'
 
 type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 
-/** Global guard: every route is a read unless marked Public or AdminOnly. */
+/** Marks a route as needing a publisher or admin token; the use-case checks the publisher's name scopes. */
+export const PublisherOrAdmin = () => applyDecorators(SetMetadata(ACCESS_LEVEL, 'publish' satisfies AccessLevel), ApiBearerAuth());
+
+/** Global guard: every route is a read unless marked Public, PublisherOrAdmin or AdminOnly (a method's mark wins over its class's). */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(

@@ -1,7 +1,14 @@
 import { loadConfig } from '../config/app-config.js';
-import { Forbidden, TokenAuthenticator, Unauthenticated } from './token-authenticator.js';
+import { ANONYMOUS } from './principal.js';
+import { Forbidden, TokenAuthenticator, Unauthenticated, assertMayPublish } from './token-authenticator.js';
 
-const withAgents = new TokenAuthenticator(loadConfig({ ADMIN_TOKENS: 'root=admin-token-1', AGENT_TOKENS: 'bot=agent-token-1' }));
+const withAgents = new TokenAuthenticator(
+  loadConfig({
+    ADMIN_TOKENS: 'root=admin-token-1',
+    AGENT_TOKENS: 'bot=agent-token-1',
+    PUBLISHER_TOKENS: 'acme=publisher-token-1:acme_*|shared_tool',
+  }),
+);
 const openReads = new TokenAuthenticator(loadConfig({ ADMIN_TOKENS: 'root=admin-token-1' }));
 
 describe('token authenticator', () => {
@@ -25,5 +32,28 @@ describe('token authenticator', () => {
     expect(() => withAgents.authorize(undefined, 'read')).toThrow(Unauthenticated);
     expect(withAgents.authorize('Bearer agent-token-1', 'read')).toEqual({ identity: 'bot', role: 'agent' });
     expect(withAgents.authorize('Bearer admin-token-1', 'read').role).toBe('admin');
+  });
+
+  it('lets publishers and admins publish, and refuses agents and callers without a token', () => {
+    expect(withAgents.authorize('Bearer publisher-token-1', 'publish')).toEqual({
+      identity: 'acme',
+      role: 'publisher',
+      scopes: ['acme_*', 'shared_tool'],
+    });
+    expect(withAgents.authorize('Bearer admin-token-1', 'publish').role).toBe('admin');
+    expect(() => withAgents.authorize('Bearer agent-token-1', 'publish')).toThrow(Forbidden);
+    expect(() => withAgents.authorize(undefined, 'publish')).toThrow(Unauthenticated);
+    expect(() => withAgents.authorize('Bearer publisher-token-1', 'admin')).toThrow(/a publisher token; this call needs an admin token/);
+    expect(withAgents.authorize('Bearer publisher-token-1', 'read').role).toBe('publisher');
+  });
+
+  it('keeps a publisher inside its name scopes', () => {
+    const publisher = withAgents.authorize('Bearer publisher-token-1', 'publish');
+    expect(() => assertMayPublish(publisher, 'acme_filter')).not.toThrow();
+    expect(() => assertMayPublish(publisher, 'shared_tool')).not.toThrow();
+    expect(() => assertMayPublish(publisher, 'shared_tool_two')).toThrow(/outside them/);
+    expect(() => assertMayPublish(publisher, 'acm_filter')).toThrow(Forbidden);
+    expect(() => assertMayPublish(withAgents.authorize('Bearer admin-token-1', 'admin'), 'anything')).not.toThrow();
+    expect(() => assertMayPublish(ANONYMOUS, 'acme_filter')).toThrow(Forbidden);
   });
 });

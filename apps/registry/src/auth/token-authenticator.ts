@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, type TokenEntry } from '../config/app-config.js';
-import { ANONYMOUS, type Principal } from './principal.js';
+import { ANONYMOUS, mayPublish, type Principal } from './principal.js';
 
 export class Unauthenticated extends Error {
   readonly code = 'UNAUTHENTICATED';
@@ -10,11 +10,17 @@ export class Forbidden extends Error {
   readonly code = 'FORBIDDEN';
 }
 
-export type AccessLevel = 'public' | 'read' | 'admin';
+/**
+ * What a route needs: `read` any known token (or none while AGENT_TOKENS is unset), `publish` a
+ * publisher or admin token (the name scope is checked by the use-case, see assertMayPublish), `admin`
+ * an admin token.
+ */
+export type AccessLevel = 'public' | 'read' | 'publish' | 'admin';
 
 /**
  * The one place that decides who a bearer token is and what it may do; REST, gRPC and MCP all ask
- * it. Reads are open unless AGENT_TOKENS is set; admin calls always need an admin token.
+ * it. Reads are open unless AGENT_TOKENS is set; publishing needs a publisher or admin token; admin
+ * calls always need an admin token.
  */
 @Injectable()
 export class TokenAuthenticator {
@@ -30,7 +36,15 @@ export class TokenAuthenticator {
     }
     if (level === 'admin') {
       if (!principal) throw new Unauthenticated('This call needs an admin bearer token');
-      if (principal.role !== 'admin') throw new Forbidden(`${principal.identity} is an agent token; this call needs an admin token`);
+      if (principal.role !== 'admin')
+        throw new Forbidden(`${principal.identity} is ${article(principal.role)} token; this call needs an admin token`);
+      return principal;
+    }
+    if (level === 'publish') {
+      if (!principal) throw new Unauthenticated('This call needs a publisher or admin bearer token');
+      if (principal.role !== 'admin' && principal.role !== 'publisher') {
+        throw new Forbidden(`${principal.identity} is an agent token; this call needs a publisher or admin token`);
+      }
       return principal;
     }
     if (principal) return principal;
@@ -42,10 +56,27 @@ export class TokenAuthenticator {
     const hash = createHash('sha256').update(token).digest();
     const admin = findToken(this.config.ADMIN_TOKENS, hash);
     if (admin) return { identity: admin.identity, role: 'admin' };
+    const publisher = findToken(this.config.PUBLISHER_TOKENS, hash);
+    if (publisher) return { identity: publisher.identity, role: 'publisher', scopes: publisher.scopes ?? [] };
     const agent = findToken(this.config.AGENT_TOKENS, hash);
     if (agent) return { identity: agent.identity, role: 'agent' };
     return null;
   }
+}
+
+/** Refuses a publish or deprecation of `name` by a publisher whose scopes do not cover it (the one place of that rule). */
+export function assertMayPublish(principal: Principal, name: string): void {
+  if (mayPublish(principal, name)) return;
+  if (principal.role === 'publisher') {
+    throw new Forbidden(
+      `Publisher ${principal.identity} may publish names matching ${(principal.scopes ?? []).join(', ') || '(none)'}; '${name}' is outside them`,
+    );
+  }
+  throw new Forbidden(`${principal.identity} may not publish or deprecate '${name}'; that needs a publisher or admin token`);
+}
+
+function article(role: string): string {
+  return /^[aeiou]/.test(role) ? `an ${role}` : `a ${role}`;
 }
 
 function parseBearer(header: string | undefined): string | null {

@@ -21,6 +21,15 @@ describe('configuration', () => {
     expect(JSON.stringify(config.ADMIN_TOKENS)).not.toContain('secret-token-1');
   });
 
+  it('reads publisher tokens with their name scopes', () => {
+    const config = loadConfig({ PUBLISHER_TOKENS: 'acme=publisher-token-1:acme_*|shared_tool, publisher-token-2:*' });
+    expect(config.PUBLISHER_TOKENS.map(({ identity, scopes }) => ({ identity, scopes }))).toEqual([
+      { identity: 'acme', scopes: ['acme_*', 'shared_tool'] },
+      { identity: expect.stringMatching(/^publisher-[0-9a-f]{8}$/), scopes: ['*'] },
+    ]);
+    expect(JSON.stringify(config.PUBLISHER_TOKENS)).not.toContain('publisher-token-1');
+  });
+
   it.each([
     ['PORT', { PORT: 'eighty' }],
     ['PORT', { PORT: '70000' }],
@@ -28,6 +37,11 @@ describe('configuration', () => {
     ['REDIS_URL', { REDIS_URL: 'localhost:6379' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['ADMIN_TOKENS', { ADMIN_TOKENS: 'short' }],
+    ['PUBLISHER_TOKENS', { PUBLISHER_TOKENS: 'acme=publisher-token-1' }],
+    ['PUBLISHER_TOKENS', { PUBLISHER_TOKENS: 'acme=publisher-token-1:Acme*' }],
+    ['PUBLISHER_TOKENS', { PUBLISHER_TOKENS: 'acme=publisher-token-1:acme_*|' }],
+    ['PUBLISHER_TOKENS', { PUBLISHER_TOKENS: 'acme=short:acme_*' }],
+    ['AGENT_TOKENS', { ADMIN_TOKENS: 'root=same-token-1', AGENT_TOKENS: 'bot=same-token-1' }],
   ])('refuses a malformed %s, naming it', (variable, env) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${variable}:`));

@@ -3,13 +3,21 @@ import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
 import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
 
-/** A bearer token and the identity it acts as. */
+/** A bearer token and the identity it acts as; a publisher's also the skill names it may publish. */
 export interface TokenEntry {
   identity: string;
   tokenHash: string;
+  scopes?: string[];
 }
 
-function tokenList(role: 'admin' | 'agent') {
+/** A publisher scope: `acme_*` (names starting with `acme_`), an exact name, or `*` for every name. */
+const SCOPE_PATTERN = /^(\*|[a-z][a-z0-9_-]*\*?)$/;
+
+/**
+ * A comma-separated token list: `name=token` names the identity, a bare token acts as
+ * `<role>-<hash prefix>`. Publisher entries end in `:scope|scope…` (`acme=tok-…:acme_*|shared_tool`).
+ */
+function tokenList(role: 'admin' | 'agent' | 'publisher') {
   return z
     .string()
     .optional()
@@ -20,76 +28,108 @@ function tokenList(role: 'admin' | 'agent') {
         .split(',')
         .map((part) => part.trim())
         .filter(Boolean)) {
-        // `name=token` names the identity; a bare token acts as `<role>-<hash prefix>`.
-        const eq = item.indexOf('=');
-        const identity = eq > 0 ? item.slice(0, eq) : null;
-        const token = eq > 0 ? item.slice(eq + 1) : item;
-        if (token.length < 8) {
-          ctx.addIssue({ code: 'custom', message: `a token is shorter than 8 characters` });
+        const entry = parseTokenEntry(item, role);
+        if (typeof entry === 'string') {
+          ctx.addIssue({ code: 'custom', message: entry });
           return z.NEVER;
         }
-        const tokenHash = createHash('sha256').update(token).digest('hex');
-        entries.push({ identity: identity ?? `${role}-${tokenHash.slice(0, 8)}`, tokenHash });
+        entries.push(entry);
       }
       return entries;
     });
 }
 
+/** One entry of a token list, or the reason it is malformed (never echoing the token). */
+function parseTokenEntry(item: string, role: 'admin' | 'agent' | 'publisher'): TokenEntry | string {
+  const eq = item.indexOf('=');
+  const identity = eq > 0 ? item.slice(0, eq) : null;
+  let token = eq > 0 ? item.slice(eq + 1) : item;
+  let scopes: string[] | undefined;
+  if (role === 'publisher') {
+    const colon = token.lastIndexOf(':');
+    if (colon < 0) return `a publisher token${identity ? ` (${identity})` : ''} has no scopes: write name=token:prefix_*|other_name`;
+    scopes = token
+      .slice(colon + 1)
+      .split('|')
+      .map((scope) => scope.trim());
+    token = token.slice(0, colon);
+    const bad = scopes.find((scope) => !SCOPE_PATTERN.test(scope));
+    if (bad !== undefined) return `publisher scope '${bad}' must be a skill name, a name prefix ending in *, or *`;
+  }
+  if (token.length < 8) return 'a token is shorter than 8 characters';
+  const tokenHash = createHash('sha256').update(token).digest('hex');
+  return { identity: identity ?? `${role}-${tokenHash.slice(0, 8)}`, tokenHash, ...(scopes ? { scopes } : {}) };
+}
+
 const port = portVariable;
 
-export const configSchema = z.object({
-  DATABASE_URL: sharedEnvironment.DATABASE_URL,
-  REDIS_URL: sharedEnvironment.REDIS_URL,
-  QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
-  HOST: z.string().min(1).default('0.0.0.0'),
-  PORT: port.default(3000),
-  /** gRPC port (0 picks a free one); unset: 50051, or a free port when PORT is 0 (see grpcPortOf). */
-  GRPC_PORT: port.optional(),
-  SKILL_PATHS: z
-    .string()
-    .default('./skills')
-    .transform((raw) =>
-      raw
-        .split(':')
-        .map((part) => part.trim())
-        .filter(Boolean),
-    )
-    .refine((roots) => roots.length > 0, 'must name at least one directory'),
-  ADMIN_TOKENS: tokenList('admin'),
-  AGENT_TOKENS: tokenList('agent'),
-  LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
-  /** Tool adapters (`adapter=url`, comma-separated), so GET /v1/tools and skill views show availability. */
-  TOOL_ADAPTERS: checkedList(parseToolAdapters),
-  TOOLS_DISABLED: checkedList(parseDisabledTools),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
-  /** Host names the HTTP API answers to (DNS-rebinding protection); `*` for any. Default: see HostGuard. */
-  ALLOWED_HOSTS: z
-    .string()
-    .optional()
-    .transform((raw) =>
-      (raw ?? '')
-        .split(',')
-        .map((part) => part.trim())
-        .filter(Boolean),
-    ),
-  /** Limits of one skill package (all files, file count, one file); a package over one is refused naming it. */
-  PACKAGE_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(20 * 1024 * 1024),
-  PACKAGE_MAX_FILES: z.coerce.number().int().min(1).default(2000),
-  PACKAGE_MAX_FILE_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(10 * 1024 * 1024),
-  /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
-  BENCH_BASELINE_ROUTE: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
-});
+export const configSchema = z
+  .object({
+    DATABASE_URL: sharedEnvironment.DATABASE_URL,
+    REDIS_URL: sharedEnvironment.REDIS_URL,
+    QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PORT: port.default(3000),
+    /** gRPC port (0 picks a free one); unset: 50051, or a free port when PORT is 0 (see grpcPortOf). */
+    GRPC_PORT: port.optional(),
+    SKILL_PATHS: z
+      .string()
+      .default('./skills')
+      .transform((raw) =>
+        raw
+          .split(':')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      )
+      .refine((roots) => roots.length > 0, 'must name at least one directory'),
+    ADMIN_TOKENS: tokenList('admin'),
+    AGENT_TOKENS: tokenList('agent'),
+    /** Publisher tokens: may publish (and deprecate) skills whose names match their scopes; promotion stays admin. */
+    PUBLISHER_TOKENS: tokenList('publisher'),
+    LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
+    /** Tool adapters (`adapter=url`, comma-separated), so GET /v1/tools and skill views show availability. */
+    TOOL_ADAPTERS: checkedList(parseToolAdapters),
+    TOOLS_DISABLED: checkedList(parseDisabledTools),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    /** Host names the HTTP API answers to (DNS-rebinding protection); `*` for any. Default: see HostGuard. */
+    ALLOWED_HOSTS: z
+      .string()
+      .optional()
+      .transform((raw) =>
+        (raw ?? '')
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      ),
+    /** Limits of one skill package (all files, file count, one file); a package over one is refused naming it. */
+    PACKAGE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(20 * 1024 * 1024),
+    PACKAGE_MAX_FILES: z.coerce.number().int().min(1).default(2000),
+    PACKAGE_MAX_FILE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(10 * 1024 * 1024),
+    /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
+    BENCH_BASELINE_ROUTE: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
+  })
+  .superRefine((config, ctx) => {
+    // One token, one role: a token listed twice would act as whichever list is read first.
+    const seen = new Map<string, string>();
+    for (const variable of ['ADMIN_TOKENS', 'PUBLISHER_TOKENS', 'AGENT_TOKENS'] as const) {
+      for (const entry of config[variable]) {
+        const earlier = seen.get(entry.tokenHash);
+        if (earlier) ctx.addIssue({ code: 'custom', path: [variable], message: `${entry.identity}'s token is also in ${earlier}` });
+        seen.set(entry.tokenHash, variable);
+      }
+    }
+  });
 
 export type AppConfig = z.output<typeof configSchema>;
 

@@ -1,3 +1,4 @@
+import { basename, dirname } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   PackageStore,
@@ -15,6 +16,7 @@ import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-confi
 import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
 import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
+import { loadPackageFiles } from './package-intake.js';
 import { isInside, isPublishedPath, resolvePackagePath, resolveRoots, type SkillRoot } from './package-paths.js';
 import { versionFromPackage } from './version-snapshot.js';
 
@@ -76,7 +78,7 @@ export class DiscoveryService {
       const report = await this.registerPackage(packagePath, actor, this.storedByPath());
       if (report.outcome === 'refused' && report.message?.startsWith('VERSION_IMMUTABLE')) {
         const existing = await this.repository.findVersion(report.name, report.version);
-        throw new VersionImmutable(report.name, report.version, existing?.status ?? 'stored', packagePath);
+        throw new VersionImmutable(report.name, report.version, existing?.status ?? 'stored', existing?.contentHash ?? null);
       }
       return { report, version: await this.repository.findVersion(report.name, report.version) };
     });
@@ -140,21 +142,11 @@ export class DiscoveryService {
       const legacy = stored.find((v) => v.contentHash === legacyHash && v.status !== 'ARCHIVED');
       if (legacy) return reportOf(packagePath, await this.adoptLegacy(legacy, files), 'unchanged', null);
 
-      const loaded = await this.loader.load(packagePath);
-      if (loaded.contentHash !== contentHash) {
-        return {
-          path: packagePath,
-          name: '',
-          version: '',
-          outcome: 'refused',
-          status: null,
-          errors: 1,
-          warnings: 0,
-          message: 'the package changed on disk while it was being registered; discover again',
-        };
-      }
+      // Validated from the bytes just read, as a published archive is: what is checked is what is stored
+      // and what executors run, and nothing outside the package's own files resolves.
+      const loaded = await loadPackageFiles(this.loader, files, [basename(dirname(packagePath)), basename(packagePath)]);
       await this.packages.save(files);
-      const snapshot = versionFromPackage(loaded);
+      const snapshot = { ...versionFromPackage(loaded), contentHash, packagePath };
       let existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       if (existing && existing.contentHash === legacyHash) existing = await this.adoptLegacy(existing, files);
       const errors = loaded.issues.filter((issue) => issue.severity === 'error').length;
@@ -266,7 +258,7 @@ export class DiscoveryService {
         return updated;
       }
     }
-    throw new VersionImmutable(existing.name, existing.version, existing.status, existing.packagePath);
+    throw new VersionImmutable(existing.name, existing.version, existing.status, existing.contentHash);
   }
 
   private async archiveMissing(seen: Set<string>, roots: SkillRoot[], actor: string): Promise<{ name: string; version: string }[]> {

@@ -8,14 +8,14 @@ import { DeprecateSkillBody, PromoteSkillBody, RegisterSkillBody } from '../life
 import { DeprecateSkill } from '../lifecycle/deprecate-skill.js';
 import { PromoteSkill } from '../lifecycle/promote-skill.js';
 import { createValidationPipe } from '../validation.js';
-import { GrpcAdminOnly, GrpcAuthGuard, GrpcCaller } from './grpc-auth.guard.js';
+import { GrpcAdminOnly, GrpcAuthGuard, GrpcCaller, GrpcPublisherOrAdmin } from './grpc-auth.guard.js';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { skillVersionMessage } from './grpc-messages.js';
 import { required } from './grpc-requests.js';
 import { type ProtoTimestamp, fromTimestamp } from './proto-values.js';
 import { GRPC_SERVICE, withDeprecationTrailers } from './registry-grpc-server.js';
 
-/** Administration over gRPC (admin tokens only): the use-cases behind /v1/admin. */
+/** Administration over gRPC (admin tokens; publishing and deprecation also publishers): the use-cases behind /v1/admin and /v1/packages. */
 @Controller()
 @GrpcAdminOnly()
 @UseGuards(GrpcAuthGuard)
@@ -32,9 +32,10 @@ export class AdminGrpcController {
   ) {}
 
   @GrpcMethod(GRPC_SERVICE, 'PublishPackage')
+  @GrpcPublisherOrAdmin()
   async publish(@Payload() request: { archive?: Buffer; dry_run?: boolean }, @GrpcCaller() principal: Principal) {
     const archive = request.archive ?? Buffer.alloc(0);
-    const published = await this.publishPackage.execute(Readable.from([archive]), principal.identity, request.dry_run === true);
+    const published = await this.publishPackage.execute(Readable.from([archive]), principal, request.dry_run === true);
     if (published.outcome === 'valid') return { outcome: 'valid', content_hash: published.contentHash };
     return { outcome: published.outcome, version: skillVersionMessage(published.version), content_hash: published.version.contentHash };
   }
@@ -65,6 +66,7 @@ export class AdminGrpcController {
   }
 
   @GrpcMethod(GRPC_SERVICE, 'DeprecateSkill')
+  @GrpcPublisherOrAdmin()
   async deprecate(
     @Payload() request: { name?: string; reason?: string; version?: string; successor?: string; sunset?: ProtoTimestamp | null },
     @GrpcCaller() principal: Principal,
@@ -78,7 +80,7 @@ export class AdminGrpcController {
     });
     const versions = await this.deprecateSkill.execute({
       name,
-      actor: principal.identity,
+      by: principal,
       reason: body.reason,
       version: body.version,
       successor: body.successor,

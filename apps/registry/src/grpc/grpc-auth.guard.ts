@@ -9,6 +9,9 @@ const GRPC_ACCESS = 'skill-registry:grpc-access';
 /** Marks an RPC (or a controller's RPCs) as needing an admin token; RPCs are reads otherwise, as on REST. */
 export const GrpcAdminOnly = () => SetMetadata(GRPC_ACCESS, 'admin' satisfies AccessLevel);
 
+/** Marks an RPC as needing a publisher or admin token (overrides the controller's GrpcAdminOnly). */
+export const GrpcPublisherOrAdmin = () => SetMetadata(GRPC_ACCESS, 'publish' satisfies AccessLevel);
+
 /** The principal of each call, by the call's metadata object (which lives as long as the call). */
 const principals = new WeakMap<object, Principal>();
 

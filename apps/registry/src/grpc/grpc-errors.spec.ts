@@ -34,7 +34,7 @@ describe('gRPC error mapping', () => {
     [new PathOutsideSkillPaths('/etc', ['./skills']), status.INVALID_ARGUMENT],
     [new InvalidTransition('x', '1.0.0', 'DRAFT', 'ACTIVE', []), status.FAILED_PRECONDITION],
     [new PromotionEvidenceMissing('x', '1.0.0', ['no examples'], {}), status.FAILED_PRECONDITION],
-    [new VersionImmutable('x', '1.0.0', 'ACTIVE', '/p'), status.FAILED_PRECONDITION],
+    [new VersionImmutable('x', '1.0.0', 'ACTIVE', 'sha256:00'), status.FAILED_PRECONDITION],
     [new SkillNotExecutable('x', '1.0.0', 'DRAFT'), status.FAILED_PRECONDITION],
     [new ExecutionFinished('id', 'SUCCEEDED'), status.FAILED_PRECONDITION],
     [new IdempotencyKeyReused('k', 'id'), status.ALREADY_EXISTS],

@@ -11,7 +11,7 @@ export class RegistryHealthReport {
     const byStatus = Object.fromEntries(SKILL_STATUSES.map((status) => [status, 0])) as Record<string, number>;
     const byDomain: Record<string, number> = {};
     const byAgent: Record<string, number> = {};
-    const drafts: { name: string; version: string; package_path: string; first_error: unknown; errors: number }[] = [];
+    const drafts: { name: string; version: string; first_error: unknown; errors: number }[] = [];
     let versions = 0;
     for (const skill of this.catalog.all()) {
       for (const version of skill.versions) {
@@ -25,7 +25,6 @@ export class RegistryHealthReport {
           drafts.push({
             name: version.name,
             version: version.version,
-            package_path: version.packagePath,
             first_error: errors[0] ?? null,
             errors: errors.length,
           });

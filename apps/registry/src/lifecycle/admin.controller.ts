@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AdminOnly, CurrentPrincipal } from '../auth/auth.guard.js';
+import { AdminOnly, CurrentPrincipal, PublisherOrAdmin } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
 import { DiscoveryService } from '../discovery/discovery.service.js';
 import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
@@ -53,8 +53,11 @@ export class AdminController {
   }
 
   @Post('skills/:name/deprecate')
+  @PublisherOrAdmin()
   @HttpCode(200)
-  @ApiOperation({ summary: 'ACTIVE → DEPRECATED for one version, or every ACTIVE version' })
+  @ApiOperation({
+    summary: 'ACTIVE → DEPRECATED for one version, or every ACTIVE version (admins, and publishers for names in their scopes)',
+  })
   async deprecate(
     @Param('name') name: string,
     @Body() body: DeprecateSkillBody,
@@ -63,7 +66,7 @@ export class AdminController {
   ) {
     const versions = await this.deprecateSkill.execute({
       name,
-      actor: principal.identity,
+      by: principal,
       reason: body.reason,
       version: body.version,
       successor: body.successor,

@@ -4,10 +4,13 @@ import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { InvalidTransition, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
 import { LifecycleService } from './lifecycle.service.js';
+import type { Principal } from '../auth/principal.js';
+import { assertMayPublish } from '../auth/token-authenticator.js';
 
 export interface DeprecateCommand {
   name: string;
-  actor: string;
+  /** The caller: an admin, or a publisher whose scopes cover the name. */
+  by: Principal;
   reason: string;
   /** One version; all ACTIVE versions when absent. */
   version?: string;
@@ -25,6 +28,7 @@ export class DeprecateSkill {
   ) {}
 
   async execute(command: DeprecateCommand): Promise<SkillVersionRecord[]> {
+    assertMayPublish(command.by, command.name);
     if (!command.reason.trim()) {
       throw new RequestInvalid('A deprecation needs a reason', [{ field: 'reason', message: 'must not be empty' }]);
     }
@@ -67,7 +71,7 @@ export class DeprecateSkill {
           version,
           to: 'DEPRECATED',
           via: 'deprecation',
-          actor: command.actor,
+          actor: command.by.identity,
           reason: command.reason,
           evidence: { successor: command.successor ?? null, sunset: command.sunset?.toISOString() ?? null },
           patch: {

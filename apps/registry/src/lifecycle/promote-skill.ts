@@ -1,6 +1,5 @@
-import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import { JsonSchemaValidator } from '../../../../libs/contracts/src/index.js';
+import { JsonSchemaValidator, outputMatchesExample } from '../../../../libs/contracts/src/index.js';
 import { isTerminal } from '../../../../libs/executions/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
@@ -131,7 +130,7 @@ export class PromoteSkill {
         evidence.error = execution.error ? { code: execution.error.code, message: execution.error.message } : null;
         failures.push(`example ${index} ${execution.status}: ${execution.error?.code ?? ''} ${execution.error?.message ?? ''}`.trim());
       } else if (example.output !== undefined) {
-        evidence.output_matches = isDeepStrictEqual(execution.output, JSON.parse(JSON.stringify(example.output)));
+        evidence.output_matches = outputMatchesExample(execution.output, example.output);
         if (!evidence.output_matches) failures.push(`example ${index} returned output that differs from the declared output`);
       }
     } catch (error) {

@@ -2,14 +2,14 @@ import type { Readable } from 'node:stream';
 import { Controller, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminOnly, CurrentPrincipal } from '../auth/auth.guard.js';
+import { CurrentPrincipal, PublisherOrAdmin } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { presentVersion } from '../skills/skill.presenter.js';
 import { PublishPackage } from './publish-package.js';
 
 @ApiTags('packages')
-@AdminOnly()
+@PublisherOrAdmin()
 @Controller('v1/packages')
 export class PackagesController {
   constructor(private readonly publishPackage: PublishPackage) {}
@@ -37,7 +37,7 @@ export class PackagesController {
         { field: 'body', message: 'must be application/gzip' },
       ]);
     }
-    const published = await this.publishPackage.execute(body, principal.identity, dryRun === 'true');
+    const published = await this.publishPackage.execute(body, principal, dryRun === 'true');
     if (published.outcome === 'valid') {
       reply.status(200);
       return {

@@ -1,22 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  PackageStore,
-  manifestHash,
-  manifestOf,
-  readPackageArchive,
-  writePackageFiles,
-  type PackageFile,
-} from '../../../../libs/package-store/src/index.js';
+import { PackageStore, manifestHash, manifestOf, readPackageArchive, type PackageFile } from '../../../../libs/package-store/src/index.js';
 import { SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
+import type { Principal } from '../auth/principal.js';
+import { assertMayPublish } from '../auth/token-authenticator.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
 import { DiscoveryService } from '../discovery/discovery.service.js';
+import { loadPackageFiles } from '../discovery/package-intake.js';
 import { publishedPath } from '../discovery/package-paths.js';
 import { versionFromPackage } from '../discovery/version-snapshot.js';
 import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
@@ -28,8 +21,8 @@ export type PublishOutcome =
 
 /**
  * Publishing a package over the API (`POST /v1/packages`): the archive is read within the package
- * limits, written to a private temporary directory, validated by the same loader and rules as a
- * package found on disk, and stored content-addressed. An invalid package stores nothing.
+ * limits and validated from its bytes by the same intake as a package found on disk
+ * (loadPackageFiles), then stored content-addressed. An invalid package stores nothing.
  */
 @Injectable()
 export class PublishPackage {
@@ -44,48 +37,44 @@ export class PublishPackage {
     private readonly packages: PackageStore,
   ) {}
 
-  async execute(archive: Readable, actor: string, dryRun: boolean): Promise<PublishOutcome> {
+  /** Publishes as `by`: an admin, or a publisher whose scopes cover the package's name (else 403, nothing stored). */
+  async execute(archive: Readable, by: Principal, dryRun: boolean): Promise<PublishOutcome> {
     const files = await readPackageArchive(archive, packageLimitsOf(this.config));
     const contentHash = manifestHash(manifestOf(files));
     return this.discovery.serialised(async () => {
-      const workDir = await mkdtemp(join(tmpdir(), 'skill-publish-'));
-      try {
-        const packageDir = join(workDir, ...packageLocation(files));
-        await writePackageFiles(packageDir, files);
-        const loaded = await this.loader.load(packageDir);
-        const errors = loaded.issues.filter((issue) => issue.severity === 'error');
-        if (!loaded.valid || errors.length > 0) throw new PackageInvalid(loaded.identity.name, loaded.identity.version, loaded.issues);
-        const snapshot = {
-          ...versionFromPackage(loaded),
-          contentHash,
-          packagePath: publishedPath(loaded.identity.name, loaded.identity.version),
-        };
-        if (dryRun) return { outcome: 'valid', name: snapshot.name, version: snapshot.version, contentHash, issues: loaded.issues };
-        const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
-        if (existing) {
-          if (existing.contentHash === contentHash) return { outcome: 'unchanged', version: existing };
-          throw new VersionImmutable(existing.name, existing.version, existing.status, existing.packagePath);
-        }
-        await this.packages.save(files);
-        const creation = {
-          from: null,
-          to: snapshot.status,
-          actor,
-          reason: 'published; validation passed',
-          evidence: { content_hash: contentHash, errors: 0, warnings: loaded.issues.length },
-        };
-        const created = await this.repository.createVersion(snapshot, creation);
-        if (!created) {
-          const raced = await this.repository.findVersion(snapshot.name, snapshot.version);
-          if (raced?.contentHash === contentHash) return { outcome: 'unchanged', version: raced };
-          throw new VersionImmutable(snapshot.name, snapshot.version, raced?.status ?? 'stored', snapshot.packagePath);
-        }
-        this.catalog.applyVersion(created);
-        await this.events.publish(created.name, created.version, creation);
-        return { outcome: 'new', version: created };
-      } finally {
-        await rm(workDir, { recursive: true, force: true });
+      const loaded = await loadPackageFiles(this.loader, files, packageLocation(files));
+      // A name the package declares validly is checked first; an invalid package gets its report (422).
+      if (loaded.definition) assertMayPublish(by, loaded.definition.name);
+      const errors = loaded.issues.filter((issue) => issue.severity === 'error');
+      if (!loaded.valid || errors.length > 0) throw new PackageInvalid(loaded.identity.name, loaded.identity.version, loaded.issues);
+      const snapshot = {
+        ...versionFromPackage(loaded),
+        contentHash,
+        packagePath: publishedPath(loaded.identity.name, loaded.identity.version),
+      };
+      if (dryRun) return { outcome: 'valid', name: snapshot.name, version: snapshot.version, contentHash, issues: loaded.issues };
+      const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
+      if (existing) {
+        if (existing.contentHash === contentHash) return { outcome: 'unchanged', version: existing };
+        throw new VersionImmutable(existing.name, existing.version, existing.status, existing.contentHash);
       }
+      await this.packages.save(files);
+      const creation = {
+        from: null,
+        to: snapshot.status,
+        actor: by.identity,
+        reason: 'published; validation passed',
+        evidence: { content_hash: contentHash, errors: 0, warnings: loaded.issues.length },
+      };
+      const created = await this.repository.createVersion(snapshot, creation);
+      if (!created) {
+        const raced = await this.repository.findVersion(snapshot.name, snapshot.version);
+        if (raced?.contentHash === contentHash) return { outcome: 'unchanged', version: raced };
+        throw new VersionImmutable(snapshot.name, snapshot.version, raced?.status ?? 'stored', raced?.contentHash ?? null);
+      }
+      this.catalog.applyVersion(created);
+      await this.events.publish(created.name, created.version, creation);
+      return { outcome: 'new', version: created };
     });
   }
 }

@@ -51,11 +51,14 @@ export class PromotionEvidenceMissing extends DomainError {
 
 export class VersionImmutable extends DomainError {
   readonly code = 'VERSION_IMMUTABLE';
-  constructor(name: string, version: string, status: string, packagePath: string) {
-    super(
-      `Skill '${name}' ${version} is ${status} and its package changed on disk; versions are immutable — bump the version in definition.json`,
-      { name, version, current_status: status, package_path: packagePath },
-    );
+  /** `storedHash`: the content hash the version keeps (the new content is refused). */
+  constructor(name: string, version: string, status: string, storedHash: string | null) {
+    super(`Skill '${name}' ${version} is ${status} with other content; versions are immutable — bump the version in definition.json`, {
+      name,
+      version,
+      current_status: status,
+      content_hash: storedHash,
+    });
   }
 }
 

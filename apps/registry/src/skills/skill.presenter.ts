@@ -24,7 +24,6 @@ export function presentVersion(version: SkillVersionRecord) {
     tags: version.tags,
     examples: version.examples,
     content_hash: version.contentHash,
-    package_path: version.packagePath,
     validation: version.validation,
     deprecation: presentDeprecation(version),
     created_at: version.createdAt.toISOString(),

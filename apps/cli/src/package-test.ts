@@ -1,0 +1,204 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { McpBridge } from '@skill-registry/sdk';
+import { JsonSchemaValidator, outputMatchesExample } from '../../../libs/contracts/src/index.js';
+import { McpBridgeClient, parseToolAdapters, silentLogger } from '../../../libs/mcp-bridge/src/index.js';
+import { manifestHash, manifestOf, readPackageDir, writePackageFiles } from '../../../libs/package-store/src/index.js';
+import { SkillPackageLoader, formatPackageReport, type LoadedSkillPackage } from '../../../libs/skill-loader/src/index.js';
+import { NO_TOOLS_BRIDGE } from '../../executor/src/execution/no-tools-bridge.js';
+import { missingTools } from '../../executor/src/execution/required-tools.js';
+import { SandboxPool } from '../../executor/src/sandbox/sandbox-pool.js';
+import type { Output } from './commands.js';
+
+export interface PackageTestOptions {
+  /** Run the package's own `*.spec.ts` tests (default true). */
+  unit: boolean;
+  /** Run the declared examples through the executor's sandbox (default true). */
+  examples: boolean;
+  /** `adapter=url,…` of running tool adapters (default: $TOOL_ADAPTERS); without them tool-backed examples cannot run. */
+  toolAdapters?: string;
+}
+
+export interface ExampleResult {
+  index: number;
+  description: string | null;
+  outcome: 'passed' | 'failed' | 'not_run';
+  reason: string | null;
+  duration_ms: number;
+}
+
+interface UnitResult {
+  passed: boolean;
+  tests: { passed: number; failed: number; total: number };
+  output: string;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * `test <dir>`: validates the package, runs its own tests with Jest, and runs each declared example
+ * locally through the executor's sandbox on a copy of exactly the bytes `pack` would publish, judged as
+ * promotion judges them (input and output against the schemas, output equal to the declared one).
+ * Exit 0 only when everything ran and passed.
+ */
+export async function testPackage(dir: string, options: PackageTestOptions, out: Output, json: boolean): Promise<number> {
+  const packageDir = path.resolve(dir);
+  const loaded = await new SkillPackageLoader({ cacheDir: false }).load(packageDir);
+  if (!loaded.valid || !loaded.definition) {
+    if (json) out.json({ name: loaded.identity.name, valid: false, issues: loaded.issues, unit: null, examples: [] });
+    else out.line(formatPackageReport(loaded));
+    return 1;
+  }
+  const unit = options.unit ? await runUnitTests(packageDir) : null;
+  const examples = options.examples ? await runExamples(packageDir, loaded, options.toolAdapters ?? process.env.TOOL_ADAPTERS ?? '') : [];
+  const ok = (unit?.passed ?? true) && examples.every((example) => example.outcome === 'passed');
+  if (json) {
+    out.json({
+      name: loaded.identity.name,
+      version: loaded.identity.version,
+      valid: true,
+      passed: ok,
+      unit: unit && { passed: unit.passed, tests: unit.tests },
+      examples,
+    });
+  } else printReport(loaded, unit, examples, out);
+  return ok ? 0 : 1;
+}
+
+function printReport(loaded: LoadedSkillPackage, unit: UnitResult | null, examples: ExampleResult[], out: Output): void {
+  out.line(`${loaded.identity.name} ${loaded.identity.version}: package valid`);
+  if (unit) {
+    out.line(`own tests: ${unit.tests.passed}/${unit.tests.total} passed${unit.passed ? '' : ' — FAILED'}`);
+    if (!unit.passed) out.line(unit.output.trimEnd());
+  }
+  for (const example of examples) {
+    const label = `example ${example.index}${example.description ? ` (${example.description})` : ''}`;
+    out.line(`${label}: ${example.outcome.replace('_', ' ')}${example.reason ? ` — ${example.reason}` : ''} [${example.duration_ms} ms]`);
+  }
+}
+
+/** The package's own tests, with the same transform and SDK mapping as this repository's suite. */
+async function runUnitTests(packageDir: string): Promise<UnitResult> {
+  const work = await mkdtemp(path.join(tmpdir(), 'skill-test-'));
+  try {
+    const resultFile = path.join(work, 'result.json');
+    const sdkEntry = new SkillPackageLoader({ cacheDir: false }).sdkEntry;
+    const config = {
+      rootDir: packageDir,
+      testEnvironment: 'node',
+      extensionsToTreatAsEsm: ['.ts'],
+      transform: {
+        '^.+\\.ts$': [
+          require.resolve('@swc/jest'),
+          { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } },
+        ],
+      },
+      moduleNameMapper: { '^@skill-registry/sdk$': sdkEntry, '^(\\.{1,2}/.*)\\.js$': '$1' },
+      testMatch: ['<rootDir>/**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/'],
+      cacheDirectory: path.join(work, 'cache'),
+    };
+    const jestBin = path.join(path.dirname(require.resolve('jest/package.json')), 'bin/jest.js');
+    const args = [jestBin, '--config', JSON.stringify(config), '--ci', '--watchman=false', '--json', '--outputFile', resultFile];
+    const output = await new Promise<{ code: number; text: string }>((resolve) => {
+      const child = spawn(process.execPath, args, {
+        env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules --no-warnings=ExperimentalWarning' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let text = '';
+      child.stdout.on('data', (chunk) => (text += chunk));
+      child.stderr.on('data', (chunk) => (text += chunk));
+      child.on('close', (code) => resolve({ code: code ?? 1, text }));
+    });
+    const report = JSON.parse(await readFile(resultFile, 'utf8').catch(() => '{}')) as {
+      numPassedTests?: number;
+      numFailedTests?: number;
+      numTotalTests?: number;
+    };
+    const tests = { passed: report.numPassedTests ?? 0, failed: report.numFailedTests ?? 0, total: report.numTotalTests ?? 0 };
+    return {
+      passed: output.code === 0 && tests.total > 0,
+      tests,
+      output: tests.total === 0 ? `no tests found\n${output.text}` : output.text,
+    };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Each declared example through the executor's sandbox, on a private copy of the package's stored bytes. */
+async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolAdapters: string): Promise<ExampleResult[]> {
+  const definition = loaded.definition as NonNullable<LoadedSkillPackage['definition']>;
+  const work = await mkdtemp(path.join(tmpdir(), 'skill-examples-'));
+  const adapters = parseToolAdapters(toolAdapters);
+  const bridge: McpBridge & { close?: () => Promise<void> } =
+    adapters.size > 0 ? new McpBridgeClient({ adapters, logger: silentLogger }) : NO_TOOLS_BRIDGE;
+  const sandbox = new SandboxPool(new URL('../../executor/src/sandbox/sandbox-thread.js', import.meta.url), {
+    maxThreads: 1,
+    cancelGraceMs: 1000,
+  });
+  const validator = new JsonSchemaValidator();
+  try {
+    const files = await readPackageDir(packageDir);
+    const copy = path.join(work, 'package');
+    await writePackageFiles(copy, files);
+    const contentHash = manifestHash(manifestOf(files));
+    const missing = await missingTools(bridge, definition.tools_required);
+    const results: ExampleResult[] = [];
+    for (const [index, example] of definition.examples.entries()) {
+      const started = Date.now();
+      const result = (outcome: ExampleResult['outcome'], reason: string | null): ExampleResult => ({
+        index,
+        description: (example as { description?: string }).description ?? null,
+        outcome,
+        reason,
+        duration_ms: Date.now() - started,
+      });
+      const inputViolations = loaded.inputJsonSchema ? validator.validate(loaded.inputJsonSchema, example.input) : [];
+      if (inputViolations.length) {
+        results.push(result('failed', `input does not match the input schema: ${describe(inputViolations)}`));
+        continue;
+      }
+      if (missing.length) {
+        results.push(result('not_run', `required tools unavailable: ${missing.join(', ')} (start the adapters and pass --tool-adapters)`));
+        continue;
+      }
+      const outcome = await sandbox.run(
+        {
+          executionId: randomUUID(),
+          sessionId: null,
+          branch: 'main',
+          packagePath: copy,
+          contentHash,
+          skillName: definition.name,
+          inputSchemaRef: definition.input_schema,
+          outputSchemaRef: definition.output_schema,
+          input: example.input as Record<string, unknown>,
+        },
+        { timeoutMs: definition.timeout_seconds * 1000, signal: new AbortController().signal, bridge },
+      );
+      if (!outcome.ok) {
+        results.push(result('failed', `${outcome.error.code}: ${outcome.error.message}`));
+        continue;
+      }
+      const outputViolations = loaded.outputJsonSchema ? validator.validate(loaded.outputJsonSchema, outcome.output) : [];
+      if (outputViolations.length) results.push(result('failed', `output does not match the output schema: ${describe(outputViolations)}`));
+      else if (example.output !== undefined && !outputMatchesExample(outcome.output, example.output)) {
+        results.push(result('failed', `output differs from the declared output: got ${JSON.stringify(outcome.output)}`));
+      } else results.push(result('passed', null));
+    }
+    return results;
+  } finally {
+    await sandbox.close();
+    await bridge.close?.();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function describe(violations: { pointer: string; message: string }[]): string {
+  return violations.map((violation) => `${violation.pointer || '/'} ${violation.message}`).join('; ');
+}

@@ -1,0 +1,21 @@
+import type { McpBridge } from '@skill-registry/sdk';
+
+/**
+ * The required tools of a skill that are not available now, each with the reason when the bridge
+ * knows it (e.g. "gmsh is not installed"). Optional tools (`required: false`) never count.
+ */
+export async function missingTools(
+  bridge: McpBridge,
+  toolsRequired: readonly { tool_id: string; required?: boolean }[],
+): Promise<string[]> {
+  const required = toolsRequired.filter((tool) => tool.required !== false).map((tool) => tool.tool_id);
+  if (required.length === 0) return [];
+  const availability = await Promise.all(required.map((toolId) => bridge.isAvailable(toolId).catch(() => false)));
+  const missing = required.filter((_, index) => !availability[index]);
+  if (missing.length === 0) return [];
+  const listed = await bridge.listTools().catch(() => []);
+  return missing.map((toolId) => {
+    const reason = (listed.find((tool) => tool.toolId === toolId) as { unavailableReason?: string | null } | undefined)?.unavailableReason;
+    return reason ? `${toolId} (${reason})` : toolId;
+  });
+}
