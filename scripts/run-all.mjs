@@ -14,7 +14,11 @@ const ADAPTERS = [
   { name: 'gmsh', port: 7103 },
   { name: 'kicad', port: 7104 },
 ];
-const adapters = ADAPTERS.filter((adapter) => existsSync(dist(`apps/adapters/${adapter.name}/src/main.js`)));
+// `<NAME>_PORT` moves an adapter; TOOL_ADAPTERS then points at the port it really listens on.
+const adapters = ADAPTERS.filter((adapter) => existsSync(dist(`apps/adapters/${adapter.name}/src/main.js`))).map((adapter) => ({
+  ...adapter,
+  port: Number(process.env[`${adapter.name.toUpperCase()}_PORT`] ?? adapter.port),
+}));
 const toolAdapters =
   process.env.TOOL_ADAPTERS ?? adapters.map((adapter) => `${adapter.name}=http://127.0.0.1:${adapter.port}/mcp`).join(',');
 
@@ -22,7 +26,7 @@ const processes = [
   ...adapters.map((adapter) => ({
     name: adapter.name,
     entry: dist(`apps/adapters/${adapter.name}/src/main.js`),
-    env: { PORT: process.env[`${adapter.name.toUpperCase()}_PORT`] ?? String(adapter.port) },
+    env: { PORT: String(adapter.port) },
   })),
   { name: 'registry', entry: dist('apps/registry/src/main.js'), env: { TOOL_ADAPTERS: toolAdapters } },
   { name: 'executor', entry: dist('apps/executor/src/main.js'), env: { TOOL_ADAPTERS: toolAdapters } },

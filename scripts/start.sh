@@ -12,6 +12,7 @@ if [ -z "${ADMIN_TOKENS:-}" ]; then
   echo "ADMIN_TOKENS is not set: using the development token 'dev-admin-token' (set ADMIN_TOKENS in production)"
 fi
 
+bash scripts/install-programs.sh
 [ -d node_modules ] || npm ci
 npm run --silent build
 

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+bash scripts/install-programs.sh
 [ -d node_modules ] || npm ci
 npm run --silent build
 npx tsc -p tsconfig.json --noEmit

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The engineering programs the tool adapters run, and bubblewrap for script tools, from Debian
+# packages. Quick when they are installed already; `npm start`, `npm test` and CI all call it.
+# SKIP_PROGRAM_INSTALL=true skips it (for machines managed otherwise).
+set -euo pipefail
+
+[ "${SKIP_PROGRAM_INSTALL:-false}" = "true" ] && exit 0
+
+PROGRAMS="ngspice calculix-ccx gmsh bubblewrap"
+kicad_ok() { kicad-cli version 2>/dev/null | grep -q '^9\.'; }
+if dpkg -s $PROGRAMS >/dev/null 2>&1 && kicad_ok; then exit 0; fi
+
+if [ "$(id -u)" != "0" ]; then
+  SUDO="sudo -n"
+  if ! $SUDO true 2>/dev/null; then
+    echo "The tool adapters need Debian packages that are not installed: $PROGRAMS kicad (9, bookworm-backports)." >&2
+    echo "Install them as root (see scripts/install-programs.sh), or set SKIP_PROGRAM_INSTALL=true to run without them." >&2
+    exit 1
+  fi
+else
+  SUDO=""
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+started=$(date +%s)
+# KiCad 9 (kicad-cli) comes from bookworm-backports; bookworm itself has KiCad 6.
+if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  echo "deb http://deb.debian.org/debian bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/bookworm-backports.list >/dev/null
+fi
+echo "== installing $PROGRAMS kicad (Debian packages; once per machine)"
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $PROGRAMS
+# Only kicad from backports: '-t bookworm-backports' would also upgrade ngspice and others.
+$SUDO apt-get install -y -qq --no-install-recommends kicad/bookworm-backports
+echo "== installed $PROGRAMS kicad in $(( $(date +%s) - started )) s"
