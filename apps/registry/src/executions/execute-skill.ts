@@ -15,7 +15,8 @@ import {
   type ExecutionRecord,
 } from '../../../../libs/executions/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
+import type { SkillVersionRecord } from '../catalog/skill-records.js';
+import { resolveVersion } from '../catalog/version-resolution.js';
 import { IdempotencyKeyReused, InputInvalid, QueueUnavailable, SkillNotExecutable, SkillNotFound } from '../problem/domain-errors.js';
 import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS, ExecutionWaiters } from './execution-infrastructure.js';
 
@@ -123,10 +124,7 @@ export class ExecuteSkill {
   private resolveVersion(name: string, version: string | undefined): SkillVersionRecord {
     const skill = this.catalog.get(name);
     if (!skill) throw new SkillNotFound(name);
-    if (version === undefined) return currentVersion(skill);
-    const found = skill.versions.find((candidate) => candidate.version === version);
-    if (!found) throw new SkillNotFound(name, version);
-    return found;
+    return resolveVersion(skill, version);
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EXECUTION_STATUSES } from '../../../../libs/executions/src/index.js';
 import { ExecutionNotFound, RequestInvalid } from '../problem/domain-errors.js';
+import { isVersionOrRange } from '../catalog/version-resolution.js';
 
 /** OpenAPI description of the execute request body (parsed by parseExecuteBody). */
 export const EXECUTE_BODY_SCHEMA = {
@@ -9,7 +10,11 @@ export const EXECUTE_BODY_SCHEMA = {
   additionalProperties: false,
   properties: {
     input: { type: 'object', additionalProperties: true, description: "Input matching the version's input_schema" },
-    version: { type: 'string', description: 'Pin a version (name@version); default: the current version' },
+    version: {
+      type: 'string',
+      description:
+        'A version (1.2.3) or a semver range (^1.2, ~0.3.1, >=1 <2) resolved to the highest ACTIVE (else DEPRECATED) version in it; default: the current version',
+    },
     session_id: { type: 'string', maxLength: 200, description: 'Agent session the execution belongs to' },
   },
 };
@@ -31,10 +36,7 @@ export const MAX_WAIT_SECONDS = 60;
 const executeBody = z
   .object({
     input: z.record(z.string(), z.unknown(), { message: 'input must be a JSON object' }),
-    version: z
-      .string()
-      .regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'must be a semantic version')
-      .optional(),
+    version: z.string().max(200).refine(isVersionOrRange, 'must be a version (1.2.3) or a semver range (^1.2, ~0.3.1, >=1 <2)').optional(),
     session_id: z.string().min(1).max(200).optional(),
   })
   .strict();

@@ -19,8 +19,14 @@ export abstract class DomainError extends Error {
 
 export class SkillNotFound extends DomainError {
   readonly code = 'SKILL_NOT_FOUND';
-  constructor(name: string, version?: string) {
-    super(version ? `Skill '${name}' has no version ${version}` : `No skill named '${name}'`, { name, version });
+  /** `existing`: the versions there are (`1.0.0 (ACTIVE)`), named in the message when a version or range matched none. */
+  constructor(name: string, version?: string, existing?: string[]) {
+    super(
+      version
+        ? `Skill '${name}' has no ${/^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$/.test(version) ? 'version' : 'executable version in range'} ${version}${existing ? `; it has ${existing.join(', ') || 'no versions'}` : ''}`
+        : `No skill named '${name}'`,
+      { name, version, ...(existing ? { versions: existing } : {}) },
+    );
   }
 }
 
