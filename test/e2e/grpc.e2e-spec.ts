@@ -64,6 +64,7 @@ describe('gRPC: catalog, search and administration', () => {
       'GetSkill',
       'ListVersions',
       'GetHistory',
+      'ListDependents',
       'GetHealth',
       'SearchSkills',
       'Discover',

@@ -85,6 +85,7 @@ describe('ranked search over REST', () => {
       description: 'Runs a linear static FEA stress analysis and reports the peak von Mises stress.',
       tags: ['fea', 'stress'],
       matched_fields: ['name', 'tags', 'description'],
+      pending_dependencies: [],
       deprecation: null,
     });
     const scores = body.items.map((item: { score: number }) => item.score);

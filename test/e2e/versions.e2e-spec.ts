@@ -90,4 +90,73 @@ describe('versions: ranges', () => {
     );
     expect(missing.code).toBe(grpcStatus.NOT_FOUND);
   });
+
+  describe('dependencies', () => {
+    const get = (p: string) => call(registry.baseUrl, 'GET', p);
+    const promoteOf = (name: string, version: string) => admin('POST', `/v1/admin/skills/${name}/versions/${version}/promote`, {});
+
+    it('records a missing dependency as pending everywhere, and promotion needs it ACTIVE in range', async () => {
+      const user = await publish({ name: 'dep_user', definition: { depends_on: [{ name: 'dep_base', range: '^1' }] } });
+      expect(user).toMatchObject({ status: 201, body: { version: { pending_dependencies: [{ name: 'dep_base', range: '^1' }] } } });
+      expect((await get('/v1/skills/dep_user')).body).toMatchObject({
+        depends_on: [{ name: 'dep_base', range: '^1' }],
+        pending_dependencies: [{ name: 'dep_base', range: '^1' }],
+      });
+      const listed = (await get('/v1/skills?q=dep_user')).body.items[0];
+      expect(listed.pending_dependencies).toEqual([{ name: 'dep_base', range: '^1' }]);
+      expect((await get('/v1/search?q=dep_user')).body.items[0].pending_dependencies).toEqual([{ name: 'dep_base', range: '^1' }]);
+      const grpcView = await unary(client, 'GetSkill', { name: 'dep_user' }, bearer());
+      expect(grpcView.response.skill.pending_dependencies).toEqual([{ name: 'dep_base', range: '^1' }]);
+
+      const refused = await promoteOf('dep_user', '1.0.0');
+      expect(refused).toMatchObject({ status: 409, body: { code: 'PROMOTION_EVIDENCE_FAILED' } });
+      expect(refused.body.failures).toContain('dependency dep_base has no ACTIVE version in range ^1');
+
+      expect((await publish({ name: 'dep_base' })).status).toBe(201);
+      expect((await get('/v1/skills/dep_user')).body.pending_dependencies).toEqual([]);
+      expect((await promoteOf('dep_user', '1.0.0')).status).toBe(409);
+      expect((await promoteOf('dep_base', '1.0.0')).status).toBe(200);
+      expect((await promoteOf('dep_user', '1.0.0')).status).toBe(200);
+    });
+
+    it('refuses a version that closes a cycle, naming it, and stores nothing', async () => {
+      const cyclic = await publish({ name: 'dep_base', version: '1.1.0', definition: { depends_on: [{ name: 'dep_user' }] } });
+      expect(cyclic).toMatchObject({ status: 422, body: { code: 'PACKAGE_INVALID' } });
+      expect(cyclic.body.report).toContainEqual(
+        expect.objectContaining({
+          severity: 'error',
+          category: 'dependencies',
+          path: '/depends_on/0',
+          message: 'dependency cycle: dep_base → dep_user → dep_base',
+        }),
+      );
+      expect((await get('/v1/skills/dep_base/versions')).body.items.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
+    });
+
+    it('lists dependents (REST, gRPC, beside usage) and refuses a deprecation that strands them unless forced with a reason', async () => {
+      const expected = [{ name: 'dep_user', version: '1.0.0', status: 'ACTIVE', range: '^1', satisfied_by: ['1.0.0'] }];
+      expect((await get('/v1/skills/dep_base/dependents')).body).toEqual({ skill: 'dep_base', items: expected });
+      expect((await get('/v1/skills/dep_base/usage')).body.dependents).toEqual(expected);
+      expect((await unary(client, 'ListDependents', { name: 'dep_base' }, bearer())).response).toEqual({
+        skill: 'dep_base',
+        items: expected,
+      });
+
+      const refused = await admin('POST', '/v1/admin/skills/dep_base/deprecate', { reason: 'replaced' });
+      expect(refused).toMatchObject({ status: 409, body: { code: 'DEPENDENTS_EXIST', dependents: ['dep_user@1.0.0 (^1)'] } });
+      const overGrpc = await failure(unary(client, 'DeprecateSkill', { name: 'dep_base', reason: 'replaced' }, bearer(ADMIN_TOKEN)));
+      expect(overGrpc.code).toBe(grpcStatus.FAILED_PRECONDITION);
+      expect((await get('/v1/skills/dep_base')).body.status).toBe('ACTIVE');
+
+      const forced = await admin('POST', '/v1/admin/skills/dep_base/deprecate', { reason: 'replaced by dep_base_two', force: true });
+      expect(forced.status).toBe(200);
+      const event = (await get('/v1/skills/dep_base/history')).body.items.at(-1);
+      expect(event).toMatchObject({
+        to: 'DEPRECATED',
+        forced: true,
+        reason: 'replaced by dep_base_two',
+        evidence: { dependents: ['dep_user@1.0.0 (^1)'] },
+      });
+    });
+  });
 });

@@ -44,6 +44,8 @@ describe('takeover of lost attempts (guarded by attempt and heartbeat)', () => {
         tags: [],
         examples: [],
         readOnly: false,
+        dependsOn: [],
+        compatibility: 'backward',
         packagePath: '/skills/demo/alpha',
         contentHash: 'sha256:' + '0'.repeat(64),
         validation: [],

@@ -32,6 +32,8 @@ function newVersion(name: string, version = '1.0.0'): NewSkillVersion {
     tags: ['a', 'b'],
     examples: [],
     readOnly: false,
+    dependsOn: [],
+    compatibility: 'backward',
     packagePath: `/skills/demo/${name}`,
     contentHash: 'sha256:' + '0'.repeat(64),
     validation: [],

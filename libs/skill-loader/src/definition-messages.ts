@@ -25,6 +25,11 @@ export const EXPECTATIONS: Record<string, string> = {
   'examples.*.input': 'a JSON object',
   'examples.*.output': 'a JSON object',
   'examples.*.description': 'a string',
+  depends_on: 'an array of dependencies (may be empty)',
+  'depends_on.*': 'an object { "name": "<skill name>", "range": "^1.2" }',
+  'depends_on.*.name': 'a skill name matching ^[a-z][a-z0-9_]*$',
+  'depends_on.*.range': 'a semver range (e.g. "^1.2", "~0.3.1", ">=1 <2", "*")',
+  compatibility: 'one of "backward", "full" or "none"',
 };
 
 /** A fix for a field that breaks its rule, from the value found. */

@@ -34,6 +34,8 @@ describe('checkDefinition', () => {
       tags: [],
       examples: [],
       read_only: false,
+      depends_on: [],
+      compatibility: 'backward',
     });
   });
 
@@ -127,5 +129,36 @@ describe('parseFrontMatter', () => {
   it('finds none without a leading --- block', () => {
     expect(parseFrontMatter('# title\n---\nname: x\n---\n')).toBeNull();
     expect(parseFrontMatter('---\nname: x\n')).toBeNull();
+  });
+
+  it('reads dependencies with ranges (default *) and the compatibility policy, refusing self, duplicate and malformed entries', () => {
+    const { definition, issues } = check({
+      ...minimal,
+      depends_on: [{ name: 'export_mesh', range: '^1.2' }, { name: 'run_thermal' }],
+      compatibility: 'none',
+    });
+    expect(issues).toEqual([]);
+    expect(definition?.depends_on).toEqual([
+      { name: 'export_mesh', range: '^1.2' },
+      { name: 'run_thermal', range: '*' },
+    ]);
+    expect(definition?.compatibility).toBe('none');
+    const broken = check({
+      ...minimal,
+      depends_on: [{ name: minimal.name }, { name: 'a_b', range: 'soon' }, { name: 'c_d' }, { name: 'c_d', range: '^2' }],
+      compatibility: 'sideways',
+    });
+    expect(broken.definition).toBeNull();
+    expect(broken.issues.map((issue) => [issue.path, issue.message])).toEqual(
+      expect.arrayContaining([
+        ['/depends_on/1/range', expect.stringContaining('semver range')],
+        ['/compatibility', expect.stringContaining('"backward", "full" or "none"')],
+      ]),
+    );
+    const duplicates = check({ ...minimal, depends_on: [{ name: minimal.name }, { name: 'c_d' }, { name: 'c_d', range: '^2' }] });
+    expect(duplicates.issues.map((issue) => [issue.path, issue.message])).toEqual([
+      ['/depends_on/0/name', 'the skill depends on itself'],
+      ['/depends_on/2/name', "'c_d' is listed more than once in depends_on"],
+    ]);
   });
 });

@@ -19,6 +19,20 @@ export interface SkillExample {
   description?: string;
 }
 
+/** Another skill this one calls, with the versions it works with (a semver range; `*` for any). */
+export interface SkillDependency {
+  name: string;
+  range: string;
+}
+
+/**
+ * How a new version's contract must relate to the previous one's: `backward` (default) — the input
+ * schema accepts every input the old one did and every output is valid under the old output schema;
+ * `full` — both schemas accept exactly what the old ones did in both directions; `none` — no check.
+ */
+export type CompatibilityPolicy = 'backward' | 'full' | 'none';
+export const COMPATIBILITY_POLICIES = ['backward', 'full', 'none'] as const;
+
 /** definition.json of a skill package, with defaults applied. */
 export interface SkillDefinition {
   name: string;
@@ -38,6 +52,8 @@ export interface SkillDefinition {
   tags: string[];
   examples: SkillExample[];
   read_only: boolean;
+  depends_on: SkillDependency[];
+  compatibility: CompatibilityPolicy;
 }
 
 export const SKILL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -63,6 +79,14 @@ const exampleSchema = z.strictObject({
   description: z.string().optional(),
 });
 
+const dependencySchema = z.strictObject({
+  name: z.string().regex(SKILL_NAME_PATTERN),
+  range: z
+    .string()
+    .refine((range) => range.trim() !== '' && semver.validRange(range) !== null)
+    .default('*'),
+});
+
 const fieldSchemas = {
   name: z.string().regex(SKILL_NAME_PATTERN),
   version: z.string().refine(isStrictSemver),
@@ -79,6 +103,8 @@ const fieldSchemas = {
   tags: z.array(z.string().refine(nonBlank)).default([]),
   examples: z.array(exampleSchema).default([]),
   read_only: z.boolean().default(false),
+  depends_on: z.array(dependencySchema).default([]),
+  compatibility: z.enum(COMPATIBILITY_POLICIES).default('backward'),
 };
 
 type FieldName = keyof typeof fieldSchemas;
@@ -166,6 +192,25 @@ function checkCrossFieldRules(fields: Partial<SkillDefinition>, directoryName: s
       );
     }
   });
+  fields.depends_on?.forEach((dependency, index) => {
+    if (dependency.name === fields.name) {
+      issues.error(
+        'definition',
+        'definition.json',
+        `/depends_on/${index}/name`,
+        `the skill depends on itself`,
+        'Remove this entry; a skill cannot depend on itself.',
+      );
+    } else if (fields.depends_on!.findIndex((other) => other.name === dependency.name) !== index) {
+      issues.error(
+        'definition',
+        'definition.json',
+        `/depends_on/${index}/name`,
+        `'${dependency.name}' is listed more than once in depends_on`,
+        'Declare each dependency once, with one range (ranges can be combined: ">=1.2 <3").',
+      );
+    }
+  });
   fields.tools_required?.forEach((tool, index) => {
     if (fields.tools_required!.findIndex((other) => other.tool_id === tool.tool_id) !== index) {
       issues.warning(
@@ -227,6 +272,7 @@ function reportUnknownField(path: PropertyKey[], issues: IssueList): void {
 function allowedKeysOf(path: PropertyKey[]): string[] {
   if (path[0] === 'tools_required') return Object.keys(toolRefSchema.shape);
   if (path[0] === 'examples') return Object.keys(exampleSchema.shape);
+  if (path[0] === 'depends_on') return Object.keys(dependencySchema.shape);
   return [];
 }
 

@@ -5,6 +5,9 @@ export {
   type SkillDefinition,
   type SkillExample,
   type ToolRef,
+  type SkillDependency,
+  type CompatibilityPolicy,
+  COMPATIBILITY_POLICIES,
 } from './definition.js';
 export type { IssueCategory, IssueSeverity, ValidationIssue } from './issues.js';
 export { DRAFT_VERSION, SkillPackageLoader, type LoadedSkillPackage, type SkillPackageLoaderOptions } from './loader.js';

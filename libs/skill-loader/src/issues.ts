@@ -2,7 +2,8 @@
 export type IssueSeverity = 'error' | 'warning';
 
 /** Which check produced a finding. */
-export type IssueCategory = 'files' | 'json' | 'definition' | 'schema' | 'handler' | 'examples' | 'policy' | 'docs';
+export type IssueCategory =
+  'files' | 'json' | 'definition' | 'schema' | 'handler' | 'examples' | 'policy' | 'docs' | 'dependencies' | 'compatibility';
 
 /** One finding about a skill package, precise enough for its author to act on. */
 export interface ValidationIssue {

@@ -224,6 +224,8 @@ describe('SkillPackageLoader: the good package', () => {
       tags: [],
       examples: [{ description: 'plain echo', input: { text: 'hello' }, output: { text: 'hello', length: 5 } }],
       read_only: false,
+      depends_on: [],
+      compatibility: 'backward',
     });
   });
 

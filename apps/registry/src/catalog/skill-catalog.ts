@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { decodeCursor, encodeCursor, type SkillStatusName } from '../../../../libs/contracts/src/index.js';
 import { type SkillRecord, type SkillVersionRecord, compareVersionKeys, currentVersion } from './skill-records.js';
+import { pendingDependencies } from '../dependencies/dependency-rules.js';
 import { SkillsRepository } from './skills.repository.js';
 
 export interface SkillListFilter {
@@ -34,6 +35,8 @@ export class SkillCatalog implements OnApplicationShutdown {
   private ordered: { skill: SkillRecord; current: SkillVersionRecord }[] = [];
   private changes = 0;
   private pendingReloads = new Map<string, Promise<void>>();
+  /** Dependency name → the skills whose versions depend on it (to refresh their pending dependencies). */
+  private dependents = new Map<string, Set<string>>();
   private stopped = false;
 
   constructor(private readonly repository: SkillsRepository) {}
@@ -55,6 +58,9 @@ export class SkillCatalog implements OnApplicationShutdown {
     const all = await this.repository.loadAll();
     this.skills = new Map(all.map((skill) => [skill.name, skill]));
     this.sortedNames = all.map((skill) => skill.name);
+    this.dependents = new Map();
+    for (const skill of all) this.indexDependencies(skill.name, undefined, skill);
+    for (const skill of all) this.fillPending(skill);
     this.reindex();
   }
 
@@ -65,6 +71,7 @@ export class SkillCatalog implements OnApplicationShutdown {
 
   /** Puts one skill's fresh record in place (or removes it), keeping the name order, in O(log n) + one splice. */
   private apply(name: string, skill: SkillRecord | null): void {
+    this.indexDependencies(name, this.skills.get(name), skill);
     const index = lowerBound(this.sortedNames, name);
     const present = this.sortedNames[index] === name;
     if (skill) {
@@ -80,7 +87,49 @@ export class SkillCatalog implements OnApplicationShutdown {
       this.sortedNames.splice(index, 1);
       this.ordered.splice(index, 1);
     }
+    if (skill) this.fillPending(skill);
+    for (const dependent of this.dependents.get(name) ?? []) this.refreshDependent(dependent);
     this.changes++;
+  }
+
+  /**
+   * A skill that depends on one that just changed: when its pending dependencies change, it gets a
+   * new record (records are replaced, never mutated once served, so cached JSON stays right).
+   */
+  private refreshDependent(name: string): void {
+    const skill = this.skills.get(name);
+    if (!skill) return;
+    const lookup = (other: string) => this.skills.get(other);
+    let changed = false;
+    const versions = skill.versions.map((version) => {
+      const pending = version.dependsOn.length ? pendingDependencies(version.dependsOn, lookup) : [];
+      if (JSON.stringify(pending) === JSON.stringify(version.pendingDependencies)) return version;
+      changed = true;
+      return { ...version, pendingDependencies: pending };
+    });
+    if (!changed) return;
+    const record = { name, versions };
+    this.skills.set(name, record);
+    const index = lowerBound(this.sortedNames, name);
+    if (this.sortedNames[index] === name) this.ordered[index] = { skill: record, current: currentVersion(record) };
+  }
+
+  private indexDependencies(name: string, before: SkillRecord | undefined, after: SkillRecord | null): void {
+    const names = (skill: SkillRecord | null | undefined) => new Set(skill?.versions.flatMap((v) => v.dependsOn.map((d) => d.name)) ?? []);
+    for (const dependency of names(before)) this.dependents.get(dependency)?.delete(name);
+    for (const dependency of names(after)) {
+      const set = this.dependents.get(dependency) ?? new Set<string>();
+      set.add(name);
+      this.dependents.set(dependency, set);
+    }
+  }
+
+  /** Each version's pending dependencies, from what the catalog holds now (derived, never stored); `skill` is a record not served yet. */
+  private fillPending(skill: SkillRecord): void {
+    const lookup = (name: string) => this.skills.get(name);
+    for (const version of skill.versions) {
+      version.pendingDependencies = version.dependsOn.length ? pendingDependencies(version.dependsOn, lookup) : [];
+    }
   }
 
   private reindex(): void {

@@ -1,5 +1,11 @@
 import type { SkillStatusName } from '../../../../libs/contracts/src/index.js';
-import type { SkillExample, ToolRef, ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import type {
+  CompatibilityPolicy,
+  SkillDependency,
+  SkillExample,
+  ToolRef,
+  ValidationIssue,
+} from '../../../../libs/skill-loader/src/index.js';
 
 /** One stored skill version, as the registry's rules and presenters see it. */
 export interface SkillVersionRecord {
@@ -22,6 +28,11 @@ export interface SkillVersionRecord {
   tags: string[];
   examples: SkillExample[];
   readOnly: boolean;
+  /** Skills this version calls, each with a semver range. */
+  dependsOn: SkillDependency[];
+  /** Derived by the catalog: dependencies no registered version satisfies yet (empty outside it). */
+  pendingDependencies: SkillDependency[];
+  compatibility: CompatibilityPolicy;
   packagePath: string;
   contentHash: string;
   validation: ValidationIssue[];
@@ -64,6 +75,7 @@ export type NewSkillVersion = Omit<
   | 'createdAt'
   | 'updatedAt'
   | 'statusChangedAt'
+  | 'pendingDependencies'
   | 'deprecationReason'
   | 'deprecationSuccessor'
   | 'deprecationSunset'

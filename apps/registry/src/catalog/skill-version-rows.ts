@@ -1,5 +1,11 @@
 import { Prisma, type SkillVersion } from '../../../../libs/database/src/index.js';
-import type { SkillExample, ToolRef, ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import type {
+  CompatibilityPolicy,
+  SkillDependency,
+  SkillExample,
+  ToolRef,
+  ValidationIssue,
+} from '../../../../libs/skill-loader/src/index.js';
 import type { NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
 import { compareVersionKeys } from './skill-records.js';
 
@@ -34,6 +40,8 @@ export function toColumns(version: Partial<NewSkillVersion>) {
     ...(version.tags !== undefined ? { tags: version.tags } : {}),
     ...(version.examples !== undefined ? { examples: json(version.examples) } : {}),
     ...(version.readOnly !== undefined ? { readOnly: version.readOnly } : {}),
+    ...(version.dependsOn !== undefined ? { dependsOn: json(version.dependsOn) } : {}),
+    ...(version.compatibility !== undefined ? { compatibility: version.compatibility } : {}),
     ...(version.packagePath !== undefined ? { packagePath: version.packagePath } : {}),
     ...(version.contentHash !== undefined ? { contentHash: version.contentHash } : {}),
     ...(version.validation !== undefined ? { validation: json(version.validation) } : {}),
@@ -70,6 +78,8 @@ export function rawToRecord(row: RawVersionRow, name: string): SkillVersionRecor
     tags: row.tags,
     examples: row.examples,
     readOnly: row.read_only,
+    dependsOn: row.depends_on,
+    compatibility: row.compatibility,
     packagePath: row.package_path,
     contentHash: row.content_hash,
     validation: row.validation,
@@ -115,6 +125,9 @@ export function toRecord(row: VersionRow): SkillVersionRecord {
     tags: row.tags,
     examples: row.examples as unknown as SkillExample[],
     readOnly: row.readOnly,
+    dependsOn: row.dependsOn as unknown as SkillDependency[],
+    pendingDependencies: [],
+    compatibility: row.compatibility as CompatibilityPolicy,
     packagePath: row.packagePath,
     contentHash: row.contentHash,
     validation: row.validation as unknown as ValidationIssue[],

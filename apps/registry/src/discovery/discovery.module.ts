@@ -3,6 +3,11 @@ import { CatalogModule } from '../catalog/catalog.module.js';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { PackageStoreModule } from '../packages/package-store.module.js';
 import { DiscoveryService } from './discovery.service.js';
+import { PackageIntake } from './package-intake.js';
 
-@Module({ imports: [CatalogModule, LifecycleModule, PackageStoreModule], providers: [DiscoveryService], exports: [DiscoveryService] })
+@Module({
+  imports: [CatalogModule, LifecycleModule, PackageStoreModule],
+  providers: [DiscoveryService, PackageIntake],
+  exports: [DiscoveryService, PackageIntake],
+})
 export class DiscoveryModule {}

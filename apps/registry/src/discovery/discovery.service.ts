@@ -8,7 +8,7 @@ import {
   manifestOf,
   readPackageDir,
 } from '../../../../libs/package-store/src/index.js';
-import { findSkillPackages, SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
+import { findSkillPackages } from '../../../../libs/skill-loader/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
@@ -16,7 +16,7 @@ import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-confi
 import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
 import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
-import { loadPackageFiles } from './package-intake.js';
+import { PackageIntake } from './package-intake.js';
 import { isInside, isPublishedPath, resolvePackagePath, resolveRoots, type SkillRoot } from './package-paths.js';
 import { versionFromPackage } from './version-snapshot.js';
 
@@ -51,9 +51,6 @@ const LOAD_CONCURRENCY = 4;
 @Injectable()
 export class DiscoveryService {
   private readonly logger = new Logger(DiscoveryService.name);
-  // No on-disk transpile cache: unchanged packages are never loaded again (content-hash fast path), and
-  // writing thousands of cache files cost more at a cold start than SWC spends transpiling.
-  private readonly loader = new SkillPackageLoader({ cacheDir: false });
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -63,6 +60,7 @@ export class DiscoveryService {
     private readonly lifecycle: LifecycleService,
     private readonly events: LifecycleEventsPublisher,
     private readonly packages: PackageStore,
+    private readonly intake: PackageIntake,
   ) {}
 
   /** Full rescan: register new and changed packages, archive versions whose package is gone. */
@@ -144,7 +142,7 @@ export class DiscoveryService {
 
       // Validated from the bytes just read, as a published archive is: what is checked is what is stored
       // and what executors run, and nothing outside the package's own files resolves.
-      const loaded = await loadPackageFiles(this.loader, files, [basename(dirname(packagePath)), basename(packagePath)]);
+      const loaded = await this.intake.validate(files, [basename(dirname(packagePath)), basename(packagePath)]);
       await this.packages.save(files);
       const snapshot = { ...versionFromPackage(loaded), contentHash, packagePath };
       let existing = await this.repository.findVersion(snapshot.name, snapshot.version);

@@ -1,8 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Injectable } from '@nestjs/common';
 import { type PackageFile, writePackageFiles } from '../../../../libs/package-store/src/index.js';
-import type { LoadedSkillPackage, SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
+import { type LoadedSkillPackage, SkillPackageLoader, type ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { findCycle } from '../dependencies/dependency-rules.js';
 
 /**
  * Validates a package from its bytes, however it arrived (published archive or a directory under
@@ -26,5 +29,44 @@ export async function loadPackageFiles(
     return { ...loaded, issues: loaded.issues.map((issue) => ({ ...issue, message: scrub(issue.message), hint: scrub(issue.hint) })) };
   } finally {
     await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The one intake of new package content, for discovery and publishing alike: the loader's checks of
+ * the package on its own (loadPackageFiles), then the registry's rules that need the catalog
+ * (dependency cycles). Their findings join the same validation report, so a disk package with one is
+ * a DRAFT and a published one is refused with it.
+ */
+@Injectable()
+export class PackageIntake {
+  // No on-disk transpile cache: unchanged packages are never loaded again (content-hash fast path).
+  private readonly loader = new SkillPackageLoader({ cacheDir: false });
+
+  constructor(private readonly catalog: SkillCatalog) {}
+
+  async validate(files: PackageFile[], location: readonly [string, string]): Promise<LoadedSkillPackage> {
+    const loaded = await loadPackageFiles(this.loader, files, location);
+    const findings = this.catalogRules(loaded);
+    if (findings.length === 0) return loaded;
+    return { ...loaded, issues: [...loaded.issues, ...findings], valid: loaded.valid && !findings.some((f) => f.severity === 'error') };
+  }
+
+  private catalogRules(loaded: LoadedSkillPackage): ValidationIssue[] {
+    const definition = loaded.definition;
+    if (!definition || definition.depends_on.length === 0) return [];
+    const cycle = findCycle(definition.name, definition.depends_on, (name) => this.catalog.get(name));
+    if (!cycle) return [];
+    const index = definition.depends_on.findIndex((dependency) => dependency.name === cycle[1]);
+    return [
+      {
+        severity: 'error',
+        category: 'dependencies',
+        file: 'definition.json',
+        path: `/depends_on/${index}`,
+        message: `dependency cycle: ${cycle.join(' → ')}`,
+        hint: `Remove one of these dependencies; skills must form a graph without cycles.`,
+      },
+    ];
   }
 }

@@ -28,6 +28,8 @@ export function versionFromPackage(loaded: LoadedSkillPackage): NewSkillVersion 
     tags: definition?.tags ?? [],
     examples: definition?.examples ?? [],
     readOnly: definition?.read_only ?? false,
+    dependsOn: definition?.depends_on ?? [],
+    compatibility: definition?.compatibility ?? 'backward',
     packagePath: loaded.packagePath,
     contentHash: loaded.contentHash,
     validation: loaded.issues,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CursorInvalid, decodeCursor, encodeCursor } from '../../../../libs/contracts/src/index.js';
 import { ExecutionsRepository, type ExecutionRecord, type ExecutionStatus } from '../../../../libs/executions/src/index.js';
+import { dependentsView } from '../dependencies/dependents-view.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { ExecutionNotFound, SkillNotFound } from '../problem/domain-errors.js';
 
@@ -72,6 +73,8 @@ export class ExecutionQueries {
         windows: usage.get(version.version)?.windows ?? { '7d': empty, '30d': empty, '90d': empty },
         last_called_at: lastCalls.get(version.version)?.toISOString() ?? null,
       })),
+      // Who calls it, beside who depends on it: both matter before a deprecation.
+      dependents: dependentsView(name, this.catalog).items,
     };
   }
 }

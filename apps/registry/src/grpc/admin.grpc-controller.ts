@@ -68,7 +68,8 @@ export class AdminGrpcController {
   @GrpcMethod(GRPC_SERVICE, 'DeprecateSkill')
   @GrpcPublisherOrAdmin()
   async deprecate(
-    @Payload() request: { name?: string; reason?: string; version?: string; successor?: string; sunset?: ProtoTimestamp | null },
+    @Payload()
+    request: { name?: string; reason?: string; version?: string; successor?: string; sunset?: ProtoTimestamp | null; force?: boolean },
     @GrpcCaller() principal: Principal,
   ) {
     const name = required(request.name, 'name');
@@ -77,6 +78,7 @@ export class AdminGrpcController {
       version: request.version || undefined,
       successor: request.successor || undefined,
       sunset: fromTimestamp(request.sunset, 'sunset')?.toISOString(),
+      force: request.force || undefined,
     });
     const versions = await this.deprecateSkill.execute({
       name,
@@ -85,6 +87,7 @@ export class AdminGrpcController {
       version: body.version,
       successor: body.successor,
       sunset: body.sunset ? new Date(body.sunset) : undefined,
+      force: body.force,
     });
     return withDeprecationTrailers({ items: versions.map(skillVersionMessage) }, versions);
   }

@@ -92,9 +92,11 @@ export function executionEventMessage(stored: StoredExecutionEvent) {
 export function usageMessage(usage: {
   skill: string;
   versions: { version: string; status: string; windows: Json; last_called_at: string | null }[];
+  dependents: unknown[];
 }) {
   return {
     skill: usage.skill,
+    dependents: usage.dependents,
     versions: usage.versions.map((version) => ({ ...version, last_called_at: toTimestamp(version.last_called_at) })),
   };
 }

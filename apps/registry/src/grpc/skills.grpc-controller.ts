@@ -1,5 +1,7 @@
 import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { dependentsView } from '../dependencies/dependents-view.js';
 import { RegistryHealthReport } from '../health/registry-health.js';
 import { SkillSearchIndex } from '../search/skill-search-index.js';
 import { SkillQueries } from '../skills/skill-queries.js';
@@ -18,6 +20,7 @@ export class SkillsGrpcController {
     private readonly queries: SkillQueries,
     private readonly search: SkillSearchIndex,
     private readonly health: RegistryHealthReport,
+    private readonly catalog: SkillCatalog,
   ) {}
 
   @GrpcMethod(GRPC_SERVICE, 'ListSkills')
@@ -42,6 +45,11 @@ export class SkillsGrpcController {
   @GrpcMethod(GRPC_SERVICE, 'GetHistory')
   async getHistory(@Payload() request: { name?: string }) {
     return { items: (await this.queries.history(required(request.name, 'name'))).map(lifecycleEventMessage) };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'ListDependents')
+  listDependents(@Payload() request: { name?: string }) {
+    return dependentsView(required(request.name, 'name'), this.catalog);
   }
 
   @GrpcMethod(GRPC_SERVICE, 'GetHealth')

@@ -71,6 +71,7 @@ export class AdminController {
       version: body.version,
       successor: body.successor,
       sunset: body.sunset ? new Date(body.sunset) : undefined,
+      force: body.force,
     });
     setDeprecationHeaders(reply, versions);
     return { items: versions.map(presentVersion) };

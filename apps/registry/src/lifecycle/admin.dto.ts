@@ -45,4 +45,9 @@ export class DeprecateSkillBody {
   @IsOptional()
   @IsISO8601({ strict: true })
   sunset?: string;
+
+  @ApiPropertyOptional({ description: 'Deprecate even though ACTIVE skills depend on it (the reason is recorded with them)' })
+  @IsOptional()
+  @IsBoolean()
+  force?: boolean;
 }

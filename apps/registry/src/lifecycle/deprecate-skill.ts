@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { allowedTransitions } from '../../../../libs/contracts/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
-import { InvalidTransition, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
+import { DependentsExist, InvalidTransition, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
+import { strandedDependents } from '../dependencies/dependency-rules.js';
 import { LifecycleService } from './lifecycle.service.js';
 import type { Principal } from '../auth/principal.js';
 import { assertMayPublish } from '../auth/token-authenticator.js';
@@ -17,6 +18,8 @@ export interface DeprecateCommand {
   /** Skill name (optionally `name@version`) that replaces this one. */
   successor?: string;
   sunset?: Date;
+  /** Deprecate even when ACTIVE skills depend on it; they are recorded on the event. */
+  force?: boolean;
 }
 
 /** ACTIVE → DEPRECATED for one version, or for every ACTIVE version of the skill. */
@@ -62,6 +65,10 @@ export class DeprecateSkill {
         `Skill '${skill.name}' has no ACTIVE version to deprecate (current ${current.version} is ${current.status})`,
       );
     }
+    const stranded = strandedDependents(skill, targets, this.catalog.all()).map(
+      ({ version, range }) => `${version.name}@${version.version} (${range})`,
+    );
+    if (stranded.length && !command.force) throw new DependentsExist(skill.name, stranded);
     const deprecatedAt = new Date();
     const results: SkillVersionRecord[] = [];
     for (const version of targets) {
@@ -73,7 +80,12 @@ export class DeprecateSkill {
           via: 'deprecation',
           actor: command.by.identity,
           reason: command.reason,
-          evidence: { successor: command.successor ?? null, sunset: command.sunset?.toISOString() ?? null },
+          forced: stranded.length > 0,
+          evidence: {
+            successor: command.successor ?? null,
+            sunset: command.sunset?.toISOString() ?? null,
+            ...(stranded.length ? { dependents: stranded } : {}),
+          },
           patch: {
             statusReason: command.reason,
             deprecationReason: command.reason,

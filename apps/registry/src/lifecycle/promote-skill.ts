@@ -7,6 +7,7 @@ import { ExecuteSkill } from '../executions/execute-skill.js';
 import { InvalidTransition, PromotionEvidenceMissing, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
 import { allowedTransitions } from '../../../../libs/contracts/src/index.js';
 import { LifecycleService } from './lifecycle.service.js';
+import { inactiveDependencies } from '../dependencies/dependency-rules.js';
 
 export interface PromoteCommand {
   name: string;
@@ -77,6 +78,8 @@ export class PromoteSkill {
     const warnings = version.validation.filter((issue) => issue.severity === 'warning');
     if (errors.length) failures.push(`validation report has ${errors.length} error(s)`);
     if (version.examples.length === 0) failures.push('the package declares no examples to serve as evidence');
+    const inactive = inactiveDependencies(version.dependsOn, (name) => this.catalog.get(name));
+    for (const dependency of inactive) failures.push(`dependency ${dependency.name} has no ACTIVE version in range ${dependency.range}`);
     const examples = await Promise.all(
       version.examples.map(async (example, index): Promise<ExampleEvidence> => {
         const inputViolations = version.inputSchema ? this.validator.validate(version.inputSchema, example.input) : [];

@@ -45,6 +45,8 @@ const deprecation = z
   })
   .nullable();
 
+const dependency = z.looseObject({ name: z.string(), range: z.string() });
+
 const searchSkillsResult = z.looseObject({
   items: z.array(
     z.looseObject({
@@ -77,6 +79,8 @@ const skillInfoResult = z.looseObject({
   idempotent: z.boolean(),
   read_only: z.boolean(),
   tags: z.array(z.string()),
+  depends_on: z.array(dependency).describe('Skills this one calls, each with a semver range'),
+  pending_dependencies: z.array(dependency).describe('Dependencies with no registered version in range yet'),
   deprecation,
   versions: z.array(z.looseObject({ version: z.string(), status: z.enum(SKILL_STATUSES) })),
 });

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { PackageStore, manifestHash, manifestOf, readPackageArchive, type PackageFile } from '../../../../libs/package-store/src/index.js';
-import { SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
 import type { Principal } from '../auth/principal.js';
 import { assertMayPublish } from '../auth/token-authenticator.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
@@ -9,7 +8,7 @@ import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
 import { DiscoveryService } from '../discovery/discovery.service.js';
-import { loadPackageFiles } from '../discovery/package-intake.js';
+import { PackageIntake } from '../discovery/package-intake.js';
 import { publishedPath } from '../discovery/package-paths.js';
 import { versionFromPackage } from '../discovery/version-snapshot.js';
 import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
@@ -26,8 +25,6 @@ export type PublishOutcome =
  */
 @Injectable()
 export class PublishPackage {
-  private readonly loader = new SkillPackageLoader({ cacheDir: false });
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly discovery: DiscoveryService,
@@ -35,6 +32,7 @@ export class PublishPackage {
     private readonly catalog: SkillCatalog,
     private readonly events: LifecycleEventsPublisher,
     private readonly packages: PackageStore,
+    private readonly intake: PackageIntake,
   ) {}
 
   /** Publishes as `by`: an admin, or a publisher whose scopes cover the package's name (else 403, nothing stored). */
@@ -42,7 +40,7 @@ export class PublishPackage {
     const files = await readPackageArchive(archive, packageLimitsOf(this.config));
     const contentHash = manifestHash(manifestOf(files));
     return this.discovery.serialised(async () => {
-      const loaded = await loadPackageFiles(this.loader, files, packageLocation(files));
+      const loaded = await this.intake.validate(files, packageLocation(files));
       // A name the package declares validly is checked first; an invalid package gets its report (422).
       if (loaded.definition) assertMayPublish(by, loaded.definition.name);
       const errors = loaded.issues.filter((issue) => issue.severity === 'error');

@@ -68,6 +68,16 @@ export class VersionImmutable extends DomainError {
   }
 }
 
+export class DependentsExist extends DomainError {
+  readonly code = 'DEPENDENTS_EXIST';
+  constructor(name: string, dependents: string[]) {
+    super(
+      `ACTIVE skills depend on '${name}' and would have no ACTIVE version in their range: ${dependents.join(', ')}; deprecate them first, or send "force": true with the reason`,
+      { name, dependents },
+    );
+  }
+}
+
 export class PathOutsideSkillPaths extends DomainError {
   readonly code = 'PATH_OUTSIDE_SKILL_PATHS';
   constructor(requested: string, roots: string[]) {

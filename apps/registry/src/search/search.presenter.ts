@@ -14,6 +14,7 @@ export function presentSearchHit(hit: SkillSearchHit) {
     description: version.description,
     tags: version.tags,
     matched_fields: hit.matched_fields,
+    pending_dependencies: version.pendingDependencies,
     deprecation: presentDeprecation(version),
   };
 }

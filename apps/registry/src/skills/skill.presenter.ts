@@ -24,6 +24,9 @@ export function presentVersion(version: SkillVersionRecord) {
     tags: version.tags,
     examples: version.examples,
     content_hash: version.contentHash,
+    depends_on: version.dependsOn,
+    pending_dependencies: version.pendingDependencies,
+    compatibility: version.compatibility,
     validation: version.validation,
     deprecation: presentDeprecation(version),
     created_at: version.createdAt.toISOString(),
@@ -62,6 +65,7 @@ export function presentListItem(skill: SkillRecord, current: SkillVersionRecord)
     tags: current.tags,
     tools_required: current.toolsRequired,
     idempotent: current.idempotent,
+    pending_dependencies: current.pendingDependencies,
     deprecation: presentDeprecation(current),
     versions: skill.versions.map((version) => ({ version: version.version, status: version.status })),
   };
