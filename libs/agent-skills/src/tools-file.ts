@@ -1,0 +1,131 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { closest } from '../../skill-loader/src/definition-messages.js';
+import { describeValue } from '../../skill-loader/src/describe.js';
+import { toJsonPointer, type IssueList } from '../../skill-loader/src/issues.js';
+import { checkToolEntry, type ToolDraft } from './tool-entry.js';
+import { isMapping, parseYamlText } from './yaml-text.js';
+
+const TOP_LEVEL_KEYS = ['tools', 'groups'];
+
+/** A tool group (seed 004 "Tool Groups"): which tools it holds. */
+interface ToolGroup {
+  name: string;
+  tools: string[];
+}
+
+/**
+ * Read a tools file (tools.yaml): `tools:` entries checked one by one (a bad entry does not hide the others) and
+ * optional `groups:`. Groups may also come from the sibling file named by `metadata.dcc-mcp.groups`.
+ */
+export async function readToolsFile(packageDir: string, file: string, groupsFile: string | null, issues: IssueList): Promise<ToolDraft[]> {
+  const document = await readYamlMapping(packageDir, file, issues);
+  if (document === null) return [];
+  for (const key of Object.keys(document)) {
+    if (TOP_LEVEL_KEYS.includes(key)) continue;
+    const suggestion = closest(key, TOP_LEVEL_KEYS);
+    issues.warning(
+      'definition',
+      file,
+      toJsonPointer([key]),
+      `${file} key '${key}' is not read by this registry (ignored)`,
+      suggestion ? `Did you mean '${suggestion}'?` : 'A tools file holds tools: and groups:.',
+    );
+  }
+  const entries = document.tools ?? [];
+  if (!Array.isArray(entries)) {
+    issues.error(
+      'definition',
+      file,
+      '/tools',
+      `tools must be a list of tool entries; found ${describeValue(entries)}`,
+      'Write tools: followed by "- name: ..." entries.',
+    );
+    return [];
+  }
+  const drafts: ToolDraft[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const draft = await checkToolEntry(entry, index, file, packageDir, issues);
+    if (draft === null) continue;
+    if (drafts.some((other) => other.name === draft.name)) {
+      issues.error(
+        'definition',
+        file,
+        toJsonPointer(['tools', index, 'name']),
+        `tool name '${draft.name}' is declared more than once`,
+        'Tool names must be unique in the skill: rename or remove the duplicate.',
+      );
+      continue;
+    }
+    drafts.push(draft);
+  }
+  const groups = readGroups(document.groups, file, issues);
+  if (groupsFile !== null) {
+    const groupsDocument = await readYamlMapping(packageDir, groupsFile, issues);
+    if (groupsDocument !== null) groups.push(...readGroups(groupsDocument.groups, groupsFile, issues));
+  }
+  checkGroupReferences(drafts, groups, file, issues);
+  return drafts;
+}
+
+async function readYamlMapping(packageDir: string, file: string, issues: IssueList): Promise<Record<string, unknown> | null> {
+  let text: string;
+  try {
+    text = await readFile(join(packageDir, file), 'utf8');
+  } catch (cause) {
+    issues.error('files', file, '', `${file} cannot be read: ${String(cause)}`, 'Check that the file exists and is readable.');
+    return null;
+  }
+  const parsed = parseYamlText(text, file, 0, issues);
+  if (!parsed.ok) return null;
+  if (parsed.value === null || parsed.value === undefined) return {};
+  if (!isMapping(parsed.value)) {
+    issues.error(
+      'definition',
+      file,
+      '',
+      `${file} must be a YAML mapping with a tools: list; found ${describeValue(parsed.value)}`,
+      'Start the file with "tools:".',
+    );
+    return null;
+  }
+  return parsed.value;
+}
+
+function readGroups(value: unknown, file: string, issues: IssueList): ToolGroup[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    issues.error(
+      'definition',
+      file,
+      '/groups',
+      `groups must be a list; found ${describeValue(value)}`,
+      'Write groups: [{ name: modeling, tools: [...] }].',
+    );
+    return [];
+  }
+  const groups: ToolGroup[] = [];
+  value.forEach((group, index) => {
+    if (!isMapping(group) || typeof group.name !== 'string' || group.name === '') {
+      issues.error('definition', file, toJsonPointer(['groups', index]), `groups[${index}] has no name`, 'Give every group a name.');
+      return;
+    }
+    const tools = Array.isArray(group.tools) ? group.tools.filter((tool): tool is string => typeof tool === 'string') : [];
+    groups.push({ name: group.name, tools });
+  });
+  return groups;
+}
+
+function checkGroupReferences(drafts: ToolDraft[], groups: ToolGroup[], file: string, issues: IssueList): void {
+  const names = groups.map((group) => group.name);
+  for (const draft of drafts) {
+    if (draft.group === null || names.includes(draft.group)) continue;
+    issues.error(
+      'definition',
+      file,
+      toJsonPointer(['tools', draft.index, 'group']),
+      `tool '${draft.name}' names group '${draft.group}', which is not declared`,
+      names.length > 0 ? `Declared groups: ${names.join(', ')}.` : 'Declare it under groups: (in tools.yaml or the groups file).',
+    );
+  }
+}
