@@ -1,9 +1,10 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { packPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
-import { obliterateQueue } from '../support/executions.js';
+import { eventually, obliterateQueue } from '../support/executions.js';
 import { bearer, failure, grpcPort, registryClient, struct, unary, type RegistryClient } from '../support/grpc.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill, type EchoSkillOptions } from '../support/skill-packages.js';
@@ -157,6 +158,47 @@ describe('versions: ranges', () => {
         reason: 'replaced by dep_base_two',
         evidence: { dependents: ['dep_user@1.0.0 (^1)'] },
       });
+    });
+  });
+
+  describe('live reload (SKILL_WATCH)', () => {
+    it('re-registers packages a moment after their files change, with the same rules, and archives removed ones', async () => {
+      const root = await tempRoot();
+      const watched = await startRegistry({
+        databaseUrl: db.url,
+        skillPaths: [root],
+        queuePrefix,
+        env: { SKILL_WATCH: 'true', SKILL_WATCH_DEBOUNCE_MS: '100' },
+      });
+      const versionsOf = async (name: string) =>
+        ((await call(watched.baseUrl, 'GET', `/v1/skills/${name}/versions`)).body.items ?? []).map(
+          (v: { version: string; status: string; content_hash: string }) => `${v.version}:${v.status}`,
+        );
+      try {
+        const dir = await writeEchoSkill(root, { name: 'echo_watched', schemaSource: 'export const Nothing = 1;\n' });
+        await eventually(async () => (await versionsOf('echo_watched')).join() === '1.0.0:DRAFT');
+        await writeFile(
+          path.join(dir, 'schema.ts'),
+          await readFile(path.join(await writeEchoSkill(await tempRoot()), 'schema.ts'), 'utf8'),
+        );
+        await eventually(async () => (await versionsOf('echo_watched')).join() === '1.0.0:REGISTERED');
+        const stored = (await call(watched.baseUrl, 'GET', '/v1/skills/echo_watched')).body.content_hash;
+
+        // A REGISTERED version stays as stored when its files change; a version bump arrives as a new version.
+        const definition = path.join(dir, 'definition.json');
+        const parsed = JSON.parse(await readFile(definition, 'utf8'));
+        await writeFile(definition, JSON.stringify({ ...parsed, description: 'Changed without a version bump.' }));
+        await new Promise((resolve) => setTimeout(resolve, 800));
+        expect((await call(watched.baseUrl, 'GET', '/v1/skills/echo_watched')).body.content_hash).toBe(stored);
+        await writeFile(definition, JSON.stringify({ ...parsed, version: '1.1.0', description: 'Changed with a version bump.' }));
+        await eventually(async () => (await versionsOf('echo_watched')).includes('1.1.0:REGISTERED'));
+
+        await rm(dir, { recursive: true, force: true });
+        await eventually(async () => (await versionsOf('echo_watched')).every((entry: string) => entry.endsWith(':ARCHIVED')));
+      } finally {
+        await watched.stop();
+        await rm(root, { recursive: true, force: true });
+      }
     });
   });
 });

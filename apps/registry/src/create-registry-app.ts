@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/database/src/index.js';
 import { SkillCatalog } from './catalog/skill-catalog.js';
 import { type AppConfig, grpcPortOf } from './config/app-config.js';
+import { SkillWatcher } from './discovery/skill-watcher.js';
 import { DiscoveryService } from './discovery/discovery.service.js';
 import { GrpcEndpoint } from './grpc/grpc-endpoint.js';
 import { RegistryGrpcServer } from './grpc/registry-grpc-server.js';
@@ -54,6 +55,7 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   await app.init();
   await app.get(SkillCatalog).start();
   await app.get(DiscoveryService).discover();
+  await app.get(SkillWatcher).start();
   // gRPC serves once the catalog is loaded, as REST does (its caller listens after this returns).
   await app.startAllMicroservices();
   app.get(GrpcEndpoint).port = grpcServer.port;

@@ -82,6 +82,12 @@ export const configSchema = z
           .filter(Boolean),
       )
       .refine((roots) => roots.length > 0, 'must name at least one directory'),
+    /** Development live reload: re-register packages under SKILL_PATHS shortly after their files change. */
+    SKILL_WATCH: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
+    SKILL_WATCH_DEBOUNCE_MS: z.coerce.number().int().min(10).max(60_000).default(300),
     ADMIN_TOKENS: tokenList('admin'),
     AGENT_TOKENS: tokenList('agent'),
     /** Publisher tokens: may publish (and deprecate) skills whose names match their scopes; promotion stays admin. */

@@ -4,10 +4,11 @@ import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { PackageStoreModule } from '../packages/package-store.module.js';
 import { DiscoveryService } from './discovery.service.js';
 import { PackageIntake } from './package-intake.js';
+import { SkillWatcher } from './skill-watcher.js';
 
 @Module({
   imports: [CatalogModule, LifecycleModule, PackageStoreModule],
-  providers: [DiscoveryService, PackageIntake],
-  exports: [DiscoveryService, PackageIntake],
+  providers: [DiscoveryService, PackageIntake, SkillWatcher],
+  exports: [DiscoveryService, PackageIntake, SkillWatcher],
 })
 export class DiscoveryModule {}
