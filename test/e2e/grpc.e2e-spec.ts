@@ -65,6 +65,8 @@ describe('gRPC: catalog, search and administration', () => {
       'ListVersions',
       'GetHistory',
       'ListDependents',
+      'CheckCompatibility',
+      'GetCompatibility',
       'GetHealth',
       'SearchSkills',
       'Discover',

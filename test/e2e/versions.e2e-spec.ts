@@ -201,4 +201,153 @@ describe('versions: ranges', () => {
       }
     });
   });
+
+  describe('compatibility at registration', () => {
+    const schemaWith = (inputFields: string) => `import { z } from '@skill-registry/sdk';
+export const EchoInput = z.object({ text: z.string().min(1).describe('Text to echo back')${inputFields} }).strict();
+export const EchoOutput = z.object({ text: z.string().describe('The same text'), length: z.number().int().describe('Length in characters') });
+`;
+    const WIDER = schemaWith(", upper: z.boolean().optional().describe('Upper-case it')");
+    const BREAKING = schemaWith(
+      ", upper: z.boolean().optional().describe('Upper-case it'), count: z.number().int().describe('How many times')",
+    );
+    const breakingExample = [{ input: { text: 'hi', count: 1 }, output: { text: 'hi', length: 2 } }];
+
+    it('accepts a backward-compatible minor release, refuses a breaking one with its breaks, accepts the break under a major bump', async () => {
+      expect((await publish({ name: 'echo_compat', version: '1.0.0' })).status).toBe(201);
+      expect((await publish({ name: 'echo_compat', version: '1.1.0', schemaSource: WIDER })).status).toBe(201);
+
+      const dry = await fetch(`${registry.baseUrl}/v1/packages?dry_run=true`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/gzip' },
+        body: await packPackageArchive(
+          await readPackageDir(
+            await writeEchoSkill(await tempRoot(), {
+              name: 'echo_compat',
+              version: '1.2.0',
+              schemaSource: BREAKING,
+              examples: breakingExample,
+            }),
+          ),
+        ),
+      });
+      expect(dry.status).toBe(422);
+      const refused = (await dry.json()) as any;
+      const breaks = refused.report.filter((issue: { category: string }) => issue.category === 'compatibility');
+      expect(breaks).toEqual([
+        expect.objectContaining({
+          severity: 'error',
+          file: 'schema.ts',
+          message: expect.stringMatching(/^input schema breaks 1\.1\.0 \(REQUIRED_ADDED\)/),
+          hint: expect.stringContaining('2.0.0'),
+        }),
+      ]);
+      const minor = await publish({ name: 'echo_compat', version: '1.2.0', schemaSource: BREAKING, examples: breakingExample });
+      expect(minor).toMatchObject({ status: 422, body: { code: 'PACKAGE_INVALID' } });
+      expect(minor.body.report.some((issue: { category: string }) => issue.category === 'compatibility')).toBe(true);
+
+      const major = await publish({ name: 'echo_compat', version: '2.0.0', schemaSource: BREAKING, examples: breakingExample });
+      expect(major).toMatchObject({ status: 201, body: { version: { version: '2.0.0', status: 'REGISTERED' } } });
+      const optedOut = await publish({
+        name: 'echo_optout',
+        version: '1.0.0',
+      });
+      expect(optedOut.status).toBe(201);
+      const noneBreak = await publish({
+        name: 'echo_optout',
+        version: '1.1.0',
+        schemaSource: BREAKING,
+        examples: breakingExample,
+        definition: { compatibility: 'none' },
+      });
+      expect(noneBreak.status).toBe(201);
+    });
+
+    it('serves the report between two stored versions (REST and gRPC) and in the dry run', async () => {
+      const between = await call(registry.baseUrl, 'GET', '/v1/skills/echo_compat/compatibility?from=1.1.0&to=2.0.0');
+      expect(between).toMatchObject({
+        status: 200,
+        body: { from: '1.1.0', to: '2.0.0', policy: 'backward', breaking_allowed: true, compatible: false, accepted: true },
+      });
+      expect(between.body.input.changes).toContainEqual(expect.objectContaining({ code: 'REQUIRED_ADDED', breaking: true }));
+      const widened = await call(registry.baseUrl, 'GET', '/v1/skills/echo_compat/compatibility?from=1.0.0&to=1.1.0');
+      expect(widened.body).toMatchObject({ compatible: true, breaking_allowed: false, input: { direction: 'backward', compatible: true } });
+      expect((await call(registry.baseUrl, 'GET', '/v1/skills/echo_compat/compatibility?from=1.0.0&to=9.0.0')).status).toBe(404);
+      expect((await call(registry.baseUrl, 'GET', '/v1/skills/echo_compat/compatibility?from=1.0.0')).status).toBe(400);
+
+      const overGrpc = await unary(client, 'GetCompatibility', { name: 'echo_compat', from: '1.1.0', to: '2.0.0' }, bearer());
+      expect(overGrpc.response).toMatchObject({ from: '1.1.0', to: '2.0.0', breaking_allowed: true, accepted: true, compatible: false });
+
+      const dir = await writeEchoSkill(await tempRoot(), {
+        name: 'echo_compat',
+        version: '2.1.0',
+        schemaSource: BREAKING,
+        examples: breakingExample,
+      });
+      const dry = await fetch(`${registry.baseUrl}/v1/packages?dry_run=true`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/gzip' },
+        body: await packPackageArchive(await readPackageDir(dir)),
+      });
+      expect(await dry.json()).toMatchObject({
+        outcome: 'valid',
+        compatibility: { from: '2.0.0', to: '2.1.0', compatible: true, accepted: true },
+      });
+    });
+
+    it('keeps a breaking disk package under a minor bump in DRAFT with its breaks as errors', async () => {
+      const root = await tempRoot();
+      await writeEchoSkill(root, {
+        name: 'echo_compat',
+        version: '2.2.0',
+        examples: [{ input: { text: 'hi' }, output: { text: 'hi', length: 2 } }],
+      });
+      // A second registry over the same database whose SKILL_PATHS holds the package.
+      const scoped = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix });
+      try {
+        const version = (await call(scoped.baseUrl, 'GET', '/v1/skills/echo_compat/versions/2.2.0')).body;
+        expect(version.status).toBe('DRAFT');
+        expect(version.validation).toContainEqual(
+          expect.objectContaining({
+            severity: 'error',
+            category: 'compatibility',
+            message: expect.stringMatching(/^input schema breaks 2\.0\.0/),
+          }),
+        );
+      } finally {
+        await scoped.stop();
+        await rm(root, { recursive: true, force: true });
+      }
+    });
+
+    it('compares two schemas statelessly (REST and gRPC), 422 for a schema that is not one', async () => {
+      const body = {
+        old: { type: 'object', properties: { a: { type: 'string' } } },
+        new: { type: 'object', required: ['a'] },
+        direction: 'backward',
+      };
+      const checked = await call(registry.baseUrl, 'POST', '/v1/compatibility', { body });
+      expect(checked).toMatchObject({ status: 200, body: { compatible: false } });
+      expect(checked.body.changes).toContainEqual(
+        expect.objectContaining({ code: 'REQUIRED_ADDED', breaking: true, new_pointer: '/required' }),
+      );
+      const bad = await call(registry.baseUrl, 'POST', '/v1/compatibility', { body: { old: { type: 'strnig' }, new: true } });
+      expect(bad).toMatchObject({ status: 422, body: { code: 'SCHEMA_INVALID', schema: 'old' } });
+      expect(
+        (await call(registry.baseUrl, 'POST', '/v1/compatibility', { body: { old: {}, new: {}, direction: 'sideways' } })).status,
+      ).toBe(400);
+
+      const overGrpc = await unary(
+        client,
+        'CheckCompatibility',
+        { old: { structValue: { fields: { type: { stringValue: 'string' } } } }, new: { boolValue: true } },
+        bearer(),
+      );
+      expect(overGrpc.response).toMatchObject({ compatible: true });
+      const badGrpc = await failure(
+        unary(client, 'CheckCompatibility', { old: { stringValue: 'nope' }, new: { boolValue: true } }, bearer()),
+      );
+      expect(badGrpc.code).toBe(grpcStatus.INVALID_ARGUMENT);
+    });
+  });
 });

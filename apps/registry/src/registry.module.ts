@@ -3,6 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { CatalogModule } from './catalog/catalog.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { CoreModule } from './core.module.js';
+import { CompatibilityModule } from './compatibility/compatibility.module.js';
 import { DependenciesModule } from './dependencies/dependencies.module.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
 import { PackagesModule } from './packages/packages.module.js';
@@ -36,6 +37,7 @@ export class RegistryModule {
         PackagesModule,
         SkillsModule,
         DependenciesModule,
+        CompatibilityModule,
         SearchModule,
         AdminModule,
         ExecutionsModule,

@@ -1,4 +1,5 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
+import type { z } from 'zod';
 import { RequestInvalid } from './problem/domain-errors.js';
 
 /** Names of Object.prototype members: class-validator's whitelist does not see a field named like one. */
@@ -51,4 +52,16 @@ function flatten(errors: ValidationError[], prefix = ''): { field: string; messa
     }));
     return [...own, ...flatten(error.children ?? [], field)];
   });
+}
+
+/** Parses `raw` with a zod schema (bodies and queries on hot or free-form paths), or throws RequestInvalid naming each field. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, raw: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const errors = parsed.error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: key, message: `unknown ${what} parameter '${key}'` }))
+      : [{ field: issue.path.join('.') || what, message: issue.message }],
+  );
+  throw new RequestInvalid(`${what} is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
 }

@@ -142,7 +142,7 @@ export class DiscoveryService {
 
       // Validated from the bytes just read, as a published archive is: what is checked is what is stored
       // and what executors run, and nothing outside the package's own files resolves.
-      const loaded = await this.intake.validate(files, [basename(dirname(packagePath)), basename(packagePath)]);
+      const { loaded } = await this.intake.validate(files, [basename(dirname(packagePath)), basename(packagePath)]);
       await this.packages.save(files);
       const snapshot = { ...versionFromPackage(loaded), contentHash, packagePath };
       let existing = await this.repository.findVersion(snapshot.name, snapshot.version);

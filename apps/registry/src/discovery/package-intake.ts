@@ -6,6 +6,13 @@ import { type PackageFile, writePackageFiles } from '../../../../libs/package-st
 import { type LoadedSkillPackage, SkillPackageLoader, type ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { findCycle } from '../dependencies/dependency-rules.js';
+import {
+  type VersionCompatibility,
+  compareVersions,
+  compatibilityIssues,
+  previousVersion,
+} from '../compatibility/version-compatibility.js';
+import { InvalidSchemaError } from '../../../../libs/schema-compat/src/index.js';
 
 /**
  * Validates a package from its bytes, however it arrived (published archive or a directory under
@@ -32,11 +39,18 @@ export async function loadPackageFiles(
   }
 }
 
+/** A package as the intake validated it, and how it compares with the version before it. */
+export interface IntakeResult {
+  loaded: LoadedSkillPackage;
+  /** Against the highest non-DRAFT version below this one; null when there is none. */
+  compatibility: VersionCompatibility | null;
+}
+
 /**
  * The one intake of new package content, for discovery and publishing alike: the loader's checks of
  * the package on its own (loadPackageFiles), then the registry's rules that need the catalog
- * (dependency cycles). Their findings join the same validation report, so a disk package with one is
- * a DRAFT and a published one is refused with it.
+ * (dependency cycles; a breaking schema change without a major bump). Their findings join the same
+ * validation report, so a disk package with one is a DRAFT and a published one is refused with it.
  */
 @Injectable()
 export class PackageIntake {
@@ -45,14 +59,46 @@ export class PackageIntake {
 
   constructor(private readonly catalog: SkillCatalog) {}
 
-  async validate(files: PackageFile[], location: readonly [string, string]): Promise<LoadedSkillPackage> {
+  async validate(files: PackageFile[], location: readonly [string, string]): Promise<IntakeResult> {
     const loaded = await loadPackageFiles(this.loader, files, location);
-    const findings = this.catalogRules(loaded);
-    if (findings.length === 0) return loaded;
-    return { ...loaded, issues: [...loaded.issues, ...findings], valid: loaded.valid && !findings.some((f) => f.severity === 'error') };
+    const compatibility = this.compatibility(loaded);
+    const findings = [...this.dependencyRules(loaded), ...compatibility.issues];
+    if (findings.length === 0) return { loaded, compatibility: compatibility.report };
+    return {
+      loaded: { ...loaded, issues: [...loaded.issues, ...findings], valid: loaded.valid && !findings.some((f) => f.severity === 'error') },
+      compatibility: compatibility.report,
+    };
   }
 
-  private catalogRules(loaded: LoadedSkillPackage): ValidationIssue[] {
+  private compatibility(loaded: LoadedSkillPackage): { report: VersionCompatibility | null; issues: ValidationIssue[] } {
+    const definition = loaded.definition;
+    if (!definition || !loaded.valid) return { report: null, issues: [] };
+    const previous = previousVersion(this.catalog.get(definition.name), definition.version);
+    if (!previous) return { report: null, issues: [] };
+    const next = {
+      version: definition.version,
+      inputSchema: loaded.inputJsonSchema,
+      outputSchema: loaded.outputJsonSchema,
+      compatibility: definition.compatibility,
+    };
+    try {
+      const report = compareVersions(previous, next);
+      return { report, issues: compatibilityIssues(report, 'schema.ts') };
+    } catch (error) {
+      if (!(error instanceof InvalidSchemaError)) throw error;
+      const issue: ValidationIssue = {
+        severity: 'error',
+        category: 'compatibility',
+        file: 'schema.ts',
+        path: '',
+        message: `cannot compare with ${previous.version}: ${error.message}`,
+        hint: 'Fix the schema so that it is a valid JSON Schema 2020-12.',
+      };
+      return { report: null, issues: [issue] };
+    }
+  }
+
+  private dependencyRules(loaded: LoadedSkillPackage): ValidationIssue[] {
     const definition = loaded.definition;
     if (!definition || definition.depends_on.length === 0) return [];
     const cycle = findCycle(definition.name, definition.depends_on, (name) => this.catalog.get(name));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EXECUTION_STATUSES } from '../../../../libs/executions/src/index.js';
 import { ExecutionNotFound, RequestInvalid } from '../problem/domain-errors.js';
+import { parseOrThrow } from '../validation.js';
 import { isVersionOrRange } from '../catalog/version-resolution.js';
 
 /** OpenAPI description of the execute request body (parsed by parseExecuteBody). */
@@ -18,17 +19,6 @@ export const EXECUTE_BODY_SCHEMA = {
     session_id: { type: 'string', maxLength: 200, description: 'Agent session the execution belongs to' },
   },
 };
-
-function parseOrThrow<T extends z.ZodType>(schema: T, raw: unknown, what: string): z.output<T> {
-  const parsed = schema.safeParse(raw ?? {});
-  if (parsed.success) return parsed.data;
-  const errors = parsed.error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ field: key, message: `unknown ${what} parameter '${key}'` }))
-      : [{ field: issue.path.join('.') || what, message: issue.message }],
-  );
-  throw new RequestInvalid(`${what} is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
-}
 
 export const MAX_WAIT_SECONDS = 60;
 

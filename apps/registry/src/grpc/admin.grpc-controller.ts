@@ -36,7 +36,9 @@ export class AdminGrpcController {
   async publish(@Payload() request: { archive?: Buffer; dry_run?: boolean }, @GrpcCaller() principal: Principal) {
     const archive = request.archive ?? Buffer.alloc(0);
     const published = await this.publishPackage.execute(Readable.from([archive]), principal, request.dry_run === true);
-    if (published.outcome === 'valid') return { outcome: 'valid', content_hash: published.contentHash };
+    if (published.outcome === 'valid') {
+      return { outcome: 'valid', content_hash: published.contentHash, compatibility: published.compatibility ?? undefined };
+    }
     return { outcome: published.outcome, version: skillVersionMessage(published.version), content_hash: published.version.contentHash };
   }
 

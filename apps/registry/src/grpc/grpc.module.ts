@@ -1,5 +1,6 @@
 import { PackagesModule } from '../packages/packages.module.js';
 import { Module } from '@nestjs/common';
+import { CompatibilityModule } from '../compatibility/compatibility.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { DiscoveryModule } from '../discovery/discovery.module.js';
 import { ExecutionsModule } from '../executions/executions.module.js';
@@ -17,7 +18,16 @@ import { SkillsGrpcController } from './skills.grpc-controller.js';
  * The server itself is connected in create-registry-app.ts (hybrid application).
  */
 @Module({
-  imports: [CatalogModule, SkillsModule, SearchModule, LifecycleModule, DiscoveryModule, ExecutionsModule, PackagesModule],
+  imports: [
+    CatalogModule,
+    SkillsModule,
+    SearchModule,
+    LifecycleModule,
+    DiscoveryModule,
+    ExecutionsModule,
+    PackagesModule,
+    CompatibilityModule,
+  ],
   controllers: [SkillsGrpcController, AdminGrpcController, ExecutionsGrpcController],
   // RegistryHealthReport is stateless (it reads the catalog), so this module builds its own.
   providers: [RegistryHealthReport, GrpcEndpoint],

@@ -50,7 +50,8 @@ export function fromStruct(struct: ProtoStruct | null | undefined): Record<strin
   return json;
 }
 
-function fromValue(value: ProtoValue | Record<string, unknown>): unknown {
+/** A decoded Value back to JSON. */
+export function fromValue(value: ProtoValue | Record<string, unknown>): unknown {
   if ('structValue' in value && value.structValue) return fromStruct(value.structValue as ProtoStruct);
   if ('listValue' in value && value.listValue) return ((value.listValue as { values?: ProtoValue[] }).values ?? []).map(fromValue);
   if ('stringValue' in value && typeof value.stringValue === 'string') return value.stringValue;

@@ -1,6 +1,9 @@
 import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { CompatibilityQueries } from '../compatibility/compatibility-queries.js';
+import { parseCheckBody, parseVersionQuery } from '../compatibility/compatibility.dto.js';
+import { type ProtoValue, fromValue } from './proto-values.js';
 import { dependentsView } from '../dependencies/dependents-view.js';
 import { RegistryHealthReport } from '../health/registry-health.js';
 import { SkillSearchIndex } from '../search/skill-search-index.js';
@@ -21,6 +24,7 @@ export class SkillsGrpcController {
     private readonly search: SkillSearchIndex,
     private readonly health: RegistryHealthReport,
     private readonly catalog: SkillCatalog,
+    private readonly compatibility: CompatibilityQueries,
   ) {}
 
   @GrpcMethod(GRPC_SERVICE, 'ListSkills')
@@ -50,6 +54,22 @@ export class SkillsGrpcController {
   @GrpcMethod(GRPC_SERVICE, 'ListDependents')
   listDependents(@Payload() request: { name?: string }) {
     return dependentsView(required(request.name, 'name'), this.catalog);
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'CheckCompatibility')
+  checkCompatibility(@Payload() request: { old?: ProtoValue | null; new?: ProtoValue | null; direction?: string }) {
+    const body = parseCheckBody({
+      old: request.old ? fromValue(request.old) : undefined,
+      new: request.new ? fromValue(request.new) : undefined,
+      ...(request.direction ? { direction: request.direction } : {}),
+    });
+    return this.compatibility.check(body.old, body.new, body.direction);
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetCompatibility')
+  getCompatibility(@Payload() request: { name?: string; from?: string; to?: string }) {
+    const { from, to } = parseVersionQuery({ from: request.from ?? '', to: request.to ?? '' });
+    return this.compatibility.between(required(request.name, 'name'), from, to);
   }
 
   @GrpcMethod(GRPC_SERVICE, 'GetHealth')

@@ -46,6 +46,7 @@ export class PackagesController {
         version: published.version,
         content_hash: published.contentHash,
         report: published.issues,
+        compatibility: published.compatibility,
       };
     }
     reply.status(published.outcome === 'new' ? 201 : 200);

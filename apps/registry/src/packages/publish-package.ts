@@ -8,6 +8,7 @@ import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
 import { DiscoveryService } from '../discovery/discovery.service.js';
+import type { VersionCompatibility } from '../compatibility/version-compatibility.js';
 import { PackageIntake } from '../discovery/package-intake.js';
 import { publishedPath } from '../discovery/package-paths.js';
 import { versionFromPackage } from '../discovery/version-snapshot.js';
@@ -16,7 +17,7 @@ import { PackageInvalid, VersionImmutable } from '../problem/domain-errors.js';
 
 export type PublishOutcome =
   | { outcome: 'new' | 'unchanged'; version: SkillVersionRecord }
-  | { outcome: 'valid'; name: string; version: string; contentHash: string; issues: unknown[] };
+  | { outcome: 'valid'; name: string; version: string; contentHash: string; issues: unknown[]; compatibility: VersionCompatibility | null };
 
 /**
  * Publishing a package over the API (`POST /v1/packages`): the archive is read within the package
@@ -40,7 +41,7 @@ export class PublishPackage {
     const files = await readPackageArchive(archive, packageLimitsOf(this.config));
     const contentHash = manifestHash(manifestOf(files));
     return this.discovery.serialised(async () => {
-      const loaded = await this.intake.validate(files, packageLocation(files));
+      const { loaded, compatibility } = await this.intake.validate(files, packageLocation(files));
       // A name the package declares validly is checked first; an invalid package gets its report (422).
       if (loaded.definition) assertMayPublish(by, loaded.definition.name);
       const errors = loaded.issues.filter((issue) => issue.severity === 'error');
@@ -50,7 +51,8 @@ export class PublishPackage {
         contentHash,
         packagePath: publishedPath(loaded.identity.name, loaded.identity.version),
       };
-      if (dryRun) return { outcome: 'valid', name: snapshot.name, version: snapshot.version, contentHash, issues: loaded.issues };
+      if (dryRun)
+        return { outcome: 'valid', name: snapshot.name, version: snapshot.version, contentHash, issues: loaded.issues, compatibility };
       const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       if (existing) {
         if (existing.contentHash === contentHash) return { outcome: 'unchanged', version: existing };

@@ -68,6 +68,13 @@ export class VersionImmutable extends DomainError {
   }
 }
 
+export class SchemaInvalid extends DomainError {
+  readonly code = 'SCHEMA_INVALID';
+  constructor(schema: string, problems: readonly string[]) {
+    super(`The ${schema} schema is not a valid JSON Schema 2020-12: ${problems.join('; ')}`, { schema, problems });
+  }
+}
+
 export class DependentsExist extends DomainError {
   readonly code = 'DEPENDENTS_EXIST';
   constructor(name: string, dependents: string[]) {
