@@ -263,6 +263,31 @@ export const EchoOutput = z.object({ text: z.string().describe('The same text'),
       expect(noneBreak.status).toBe(201);
     });
 
+    it('applies the same rule to gRPC PublishPackage: the breaking minor refused with its breaks, the major accepted', async () => {
+      const archiveOf = async (version: string, schemaSource?: string) =>
+        packPackageArchive(
+          await readPackageDir(
+            await writeEchoSkill(await tempRoot(), {
+              name: 'echo_grpc_compat',
+              version,
+              schemaSource,
+              examples: schemaSource ? breakingExample : undefined,
+            }),
+          ),
+        );
+      const publishRpc = async (archive: Buffer) => unary(client, 'PublishPackage', { archive }, bearer(ADMIN_TOKEN));
+      expect((await publishRpc(await archiveOf('1.0.0'))).response.outcome).toBe('new');
+      const refused = await failure(publishRpc(await archiveOf('1.1.0', BREAKING)));
+      expect(refused).toMatchObject({ code: grpcStatus.INVALID_ARGUMENT, errorCode: 'PACKAGE_INVALID' });
+      expect(refused.status?.fieldViolations).toContainEqual(
+        expect.objectContaining({ description: expect.stringMatching(/input schema breaks 1\.0\.0 \(REQUIRED_ADDED\)/) }),
+      );
+      expect((await publishRpc(await archiveOf('2.0.0', BREAKING))).response).toMatchObject({
+        outcome: 'new',
+        version: { version: '2.0.0' },
+      });
+    });
+
     it('serves the report between two stored versions (REST and gRPC) and in the dry run', async () => {
       const between = await call(registry.baseUrl, 'GET', '/v1/skills/echo_compat/compatibility?from=1.1.0&to=2.0.0');
       expect(between).toMatchObject({
