@@ -4,3 +4,4 @@ export * from './json-schema-validator.js';
 export * from './environment.js';
 export * from './strict-json.js';
 export * from './examples.js';
+export * from './skill-tools.js';

@@ -1,3 +1,4 @@
+import type { SkillFormat, StoredTool } from '../../contracts/src/index.js';
 import type { ExecutableVersion } from './executions.repository.js';
 import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 
@@ -6,7 +7,7 @@ import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus
 export const VERSION_COLUMNS = `v.status AS v_status, v.timeout_seconds AS v_timeout_seconds,
   v.retries AS v_retries, v.idempotent AS v_idempotent, v.input_schema AS v_input_schema, v.output_schema AS v_output_schema,
   v.input_schema_ref AS v_input_schema_ref, v.output_schema_ref AS v_output_schema_ref, v.tools_required AS v_tools_required,
-  v.content_hash AS v_content_hash`;
+  v.content_hash AS v_content_hash, v.format AS v_format, v.tools AS v_tools`;
 
 export function toVersion(row: ExecutionRow): ExecutableVersion {
   return {
@@ -22,6 +23,8 @@ export function toVersion(row: ExecutionRow): ExecutableVersion {
     outputSchemaRef: row.v_output_schema_ref as string,
     toolsRequired: row.v_tools_required as ExecutableVersion['toolsRequired'],
     contentHash: row.v_content_hash as string,
+    format: row.v_format as SkillFormat,
+    tools: (row.v_tools as StoredTool[]) ?? [],
   };
 }
 
@@ -36,6 +39,7 @@ export function toExecutionRecord(row: ExecutionRow): ExecutionRecord {
     skillName: row.skill_name as string,
     version: row.version as string,
     purpose: row.purpose as ExecutionPurpose,
+    tool: (row.tool as string | null) ?? null,
     status: row.status as ExecutionStatus,
     input: row.input as Record<string, unknown>,
     output: (row.output as Record<string, unknown> | null) ?? null,

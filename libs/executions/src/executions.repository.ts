@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SkillFormat, StoredTool } from '../../contracts/src/index.js';
 import pg from 'pg';
 import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 import { VERSION_COLUMNS, toExecutionRecord, toVersion } from './execution-rows.js';
@@ -17,6 +18,9 @@ export interface ExecutableVersion {
   inputSchemaRef: string;
   outputSchemaRef: string;
   toolsRequired: { tool_id: string; capability: string; required: boolean }[];
+  format: SkillFormat;
+  /** Agent Skills versions: one contract per tool (see runContractOf). */
+  tools: StoredTool[];
   contentHash: string;
 }
 
@@ -32,6 +36,8 @@ export interface NewExecution {
   caller: string;
   idempotencyKey: string | null;
   requestHash: string | null;
+  /** The tool of an Agent Skills version; absent/null for a TypeScript skill. */
+  tool?: string | null;
 }
 
 export interface ExecutionListFilter {
@@ -93,8 +99,8 @@ export class ExecutionsRepository {
     const inserted = await this.sql(
       'create',
       `INSERT INTO executions (id, skill_version_id, skill_name, version, purpose, status, input, max_attempts, warnings,
-                               session_id, caller, idempotency_key, request_hash)
-       VALUES ($1, $2, $3, $4, $5, 'QUEUED', $6, $7, $8, $9, $10, $11, $12)
+                               session_id, caller, idempotency_key, request_hash, tool)
+       VALUES ($1, $2, $3, $4, $5, 'QUEUED', $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (caller, idempotency_key) DO NOTHING
        RETURNING *`,
       [
@@ -110,6 +116,7 @@ export class ExecutionsRepository {
         execution.caller,
         execution.idempotencyKey,
         execution.requestHash,
+        execution.tool ?? null,
       ],
     );
     if (inserted.rows[0]) return { record: toExecutionRecord(inserted.rows[0]), created: true };
@@ -283,7 +290,9 @@ export class ExecutionsRepository {
   async findStale(heartbeatOlderThanMs: number, limit = 100): Promise<{ execution: ExecutionRecord; idempotent: boolean }[]> {
     const result = await this.sql(
       'findStale',
-      `SELECT e.*, v.idempotent AS v_idempotent FROM executions e JOIN skill_versions v ON v.id = e.skill_version_id
+      `SELECT e.*, COALESCE((SELECT (t->>'idempotent')::boolean FROM jsonb_array_elements(v.tools) t WHERE t->>'name' = e.tool LIMIT 1),
+                            v.idempotent) AS v_idempotent
+         FROM executions e JOIN skill_versions v ON v.id = e.skill_version_id
         WHERE e.status = 'RUNNING' AND e.attempt_running AND e.heartbeat_at < now() - ($1::int * interval '1 millisecond')
           -- Just after a database restart every heartbeat is old: live workers first get time to renew theirs.
           AND pg_postmaster_start_time() < now() - ($1::int * interval '1 millisecond')

@@ -5,6 +5,7 @@ export function presentExecution(execution: ExecutionRecord) {
     id: execution.id,
     skill: execution.skillName,
     version: execution.version,
+    tool: execution.tool,
     status: execution.status,
     input: execution.input,
     output: execution.output,
