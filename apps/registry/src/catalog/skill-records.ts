@@ -1,4 +1,4 @@
-import type { SkillStatusName } from '../../../../libs/contracts/src/index.js';
+import type { SkillFormat, SkillStatusName, StoredTool } from '../../../../libs/contracts/src/index.js';
 import type {
   CompatibilityPolicy,
   SkillDependency,
@@ -33,6 +33,11 @@ export interface SkillVersionRecord {
   /** Derived by the catalog: dependencies no registered version satisfies yet (empty outside it). */
   pendingDependencies: SkillDependency[];
   compatibility: CompatibilityPolicy;
+  /** `typescript` (one handler: the fields above are its contract) or `agent-skills` (contracts per tool). */
+  format: SkillFormat;
+  tools: StoredTool[];
+  /** Agent Skills packages: the frontmatter, as the MCP Skills extension and views serve it. */
+  agentSkill: AgentSkillFrontmatter | null;
   packagePath: string;
   contentHash: string;
   validation: ValidationIssue[];
@@ -46,6 +51,23 @@ export interface SkillVersionRecord {
   lockVersion: number;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** An Agent Skills package's frontmatter as stored with its version. */
+export interface AgentSkillFrontmatter {
+  /** The Agent Skills (kebab-case) name. */
+  name: string;
+  license: string | null;
+  compatibility: string | null;
+  allowed_tools: string[];
+  metadata: Record<string, unknown>;
+  /** String-to-string projection of `metadata` (libs/agent-skills projectMetadataStrings). */
+  metadata_strings: Record<string, string>;
+  search_hint: string | null;
+  search_aliases: string[];
+  layer: string | null;
+  instruction_only: boolean;
+  version_defaulted: boolean;
 }
 
 /** A skill and all its versions, newest semver first. */

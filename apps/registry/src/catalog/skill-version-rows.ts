@@ -6,7 +6,8 @@ import type {
   ToolRef,
   ValidationIssue,
 } from '../../../../libs/skill-loader/src/index.js';
-import type { NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
+import type { SkillFormat, StoredTool } from '../../../../libs/contracts/src/index.js';
+import type { AgentSkillFrontmatter, NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
 import { compareVersionKeys } from './skill-records.js';
 
 /** Mapping between skill_versions rows (Prisma and raw SQL) and the registry's records. */
@@ -42,6 +43,9 @@ export function toColumns(version: Partial<NewSkillVersion>) {
     ...(version.readOnly !== undefined ? { readOnly: version.readOnly } : {}),
     ...(version.dependsOn !== undefined ? { dependsOn: json(version.dependsOn) } : {}),
     ...(version.compatibility !== undefined ? { compatibility: version.compatibility } : {}),
+    ...(version.format !== undefined ? { format: version.format } : {}),
+    ...(version.tools !== undefined ? { tools: json(version.tools) } : {}),
+    ...(version.agentSkill !== undefined ? { agentSkill: json(version.agentSkill) } : {}),
     ...(version.packagePath !== undefined ? { packagePath: version.packagePath } : {}),
     ...(version.contentHash !== undefined ? { contentHash: version.contentHash } : {}),
     ...(version.validation !== undefined ? { validation: json(version.validation) } : {}),
@@ -80,6 +84,9 @@ export function rawToRecord(row: RawVersionRow, name: string): SkillVersionRecor
     readOnly: row.read_only,
     dependsOn: row.depends_on,
     compatibility: row.compatibility,
+    format: row.format,
+    tools: row.tools,
+    agentSkill: row.agent_skill,
     packagePath: row.package_path,
     contentHash: row.content_hash,
     validation: row.validation,
@@ -128,6 +135,9 @@ export function toRecord(row: VersionRow): SkillVersionRecord {
     dependsOn: row.dependsOn as unknown as SkillDependency[],
     pendingDependencies: [],
     compatibility: row.compatibility as CompatibilityPolicy,
+    format: row.format as SkillFormat,
+    tools: (row.tools as unknown as StoredTool[]) ?? [],
+    agentSkill: (row.agentSkill as unknown as AgentSkillFrontmatter | null) ?? null,
     packagePath: row.packagePath,
     contentHash: row.contentHash,
     validation: row.validation as unknown as ValidationIssue[],

@@ -10,7 +10,7 @@ import {
 } from '../../../../libs/package-store/src/index.js';
 import { findSkillPackages } from '../../../../libs/skill-loader/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import type { SkillVersionRecord } from '../catalog/skill-records.js';
+import type { NewSkillVersion, SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
 import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
@@ -18,7 +18,6 @@ import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
 import { PackageIntake } from './package-intake.js';
 import { isInside, isPublishedPath, resolvePackagePath, resolveRoots, type SkillRoot } from './package-paths.js';
-import { versionFromPackage } from './version-snapshot.js';
 
 export type PackageOutcome = 'new' | 'updated' | 'unchanged' | 'refused';
 
@@ -142,13 +141,13 @@ export class DiscoveryService {
 
       // Validated from the bytes just read, as a published archive is: what is checked is what is stored
       // and what executors run, and nothing outside the package's own files resolves.
-      const { loaded } = await this.intake.validate(files, [basename(dirname(packagePath)), basename(packagePath)]);
+      const intake = await this.intake.validate(files, [basename(dirname(packagePath)), basename(packagePath)]);
       await this.packages.save(files);
-      const snapshot = { ...versionFromPackage(loaded), contentHash, packagePath };
+      const snapshot = { ...intake.snapshot, contentHash, packagePath };
       let existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       if (existing && existing.contentHash === legacyHash) existing = await this.adoptLegacy(existing, files);
-      const errors = loaded.issues.filter((issue) => issue.severity === 'error').length;
-      const warnings = loaded.issues.length - errors;
+      const errors = intake.issues.filter((issue) => issue.severity === 'error').length;
+      const warnings = intake.issues.length - errors;
       const base = { path: packagePath, name: snapshot.name, version: snapshot.version, errors, warnings };
 
       if (!existing) {
@@ -229,7 +228,7 @@ export class DiscoveryService {
   /** A DRAFT (or archived never-published) version whose package changed: new content, maybe REGISTERED. */
   private async updateDraft(
     existing: SkillVersionRecord,
-    snapshot: ReturnType<typeof versionFromPackage>,
+    snapshot: NewSkillVersion,
     actor: string,
     errors: number,
     warnings: number,

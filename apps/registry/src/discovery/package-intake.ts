@@ -2,55 +2,62 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
-import { type PackageFile, writePackageFiles } from '../../../../libs/package-store/src/index.js';
-import { type LoadedSkillPackage, SkillPackageLoader, type ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import { isAgentSkillsPackage, loadAgentSkillPackage, toRegistryName } from '../../../../libs/agent-skills/src/index.js';
+import { type PackageFile, manifestHash, manifestOf, writePackageFiles } from '../../../../libs/package-store/src/index.js';
+import { InvalidSchemaError } from '../../../../libs/schema-compat/src/index.js';
+import { SkillPackageLoader, type SkillDependency, type ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { findCycle } from '../dependencies/dependency-rules.js';
+import type { NewSkillVersion } from '../catalog/skill-records.js';
 import {
   type VersionCompatibility,
   compareVersions,
   compatibilityIssues,
   previousVersion,
 } from '../compatibility/version-compatibility.js';
-import { InvalidSchemaError } from '../../../../libs/schema-compat/src/index.js';
+import { findCycle } from '../dependencies/dependency-rules.js';
+import { statusOf, versionFromAgentSkill, versionFromPackage } from './version-snapshot.js';
 
 /**
- * Validates a package from its bytes, however it arrived (published archive or a directory under
- * SKILL_PATHS): the files are written to a private temporary directory `<tmp>/<domain>/<name>` and
- * that copy is loaded, so the package is checked exactly as executors will run it from the store —
- * nothing outside its own files resolves, and what is validated is what is stored.
- * `location` is the `<domain>/<name>` the loader compares the definition with.
+ * Runs `load` on a private temporary copy `<tmp>/<domain>/<name>` of a package's bytes, however it
+ * arrived (published archive or a directory under SKILL_PATHS), so the package is checked exactly as
+ * executors will run it from the store — nothing outside its own files resolves, and what is validated
+ * is what is stored. Messages name files relative to the package, never the temporary location.
  */
-export async function loadPackageFiles(
-  loader: SkillPackageLoader,
+async function onPackageCopy<T extends { issues: ValidationIssue[] }>(
   files: PackageFile[],
   location: readonly [string, string],
-): Promise<LoadedSkillPackage> {
+  load: (dir: string) => Promise<T>,
+): Promise<T> {
   const workDir = await mkdtemp(join(tmpdir(), 'skill-intake-'));
   try {
     const packageDir = join(workDir, ...location);
     await writePackageFiles(packageDir, files);
-    const loaded = await loader.load(packageDir);
-    // The temporary location means nothing to the author: a message names files relative to the package.
-    const scrub = (text: string) => text.replaceAll(`${loaded.packagePath}/`, '').replaceAll(loaded.packagePath, '.');
+    const loaded = await load(packageDir);
+    const scrub = (text: string) => text.replaceAll(`${workDir}/`, '').replaceAll(`${packageDir}/`, '').replaceAll(packageDir, '.');
     return { ...loaded, issues: loaded.issues.map((issue) => ({ ...issue, message: scrub(issue.message), hint: scrub(issue.hint) })) };
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
 }
 
-/** A package as the intake validated it, and how it compares with the version before it. */
+/** A package as the intake validated it: its stored form, its report, and how it compares with the version before it. */
 export interface IntakeResult {
-  loaded: LoadedSkillPackage;
-  /** Against the highest non-DRAFT version below this one; null when there is none. */
+  /** The stored form; DRAFT (with `validation` holding the errors) when invalid. `packagePath` is the copy's: callers set theirs. */
+  snapshot: NewSkillVersion;
+  issues: ValidationIssue[];
+  valid: boolean;
+  /** The name the package declares validly (for publisher scopes); null when it declares none. */
+  declaredName: string | null;
+  /** Against the highest non-DRAFT version below this one; null when there is none (or for Agent Skills packages). */
   compatibility: VersionCompatibility | null;
 }
 
 /**
- * The one intake of new package content, for discovery and publishing alike: the loader's checks of
- * the package on its own (loadPackageFiles), then the registry's rules that need the catalog
- * (dependency cycles; a breaking schema change without a major bump). Their findings join the same
- * validation report, so a disk package with one is a DRAFT and a published one is refused with it.
+ * The one intake of new package content, for discovery and publishing alike, for both package
+ * formats (a `SKILL.md` without `definition.json` is an Agent Skills package): the format's own checks
+ * of the package, then the registry's rules that need the catalog (dependency cycles; a breaking
+ * schema change without a major bump). Their findings join the same validation report, so a disk
+ * package with one is a DRAFT and a published one is refused with it.
  */
 @Injectable()
 export class PackageIntake {
@@ -60,17 +67,58 @@ export class PackageIntake {
   constructor(private readonly catalog: SkillCatalog) {}
 
   async validate(files: PackageFile[], location: readonly [string, string]): Promise<IntakeResult> {
-    const loaded = await loadPackageFiles(this.loader, files, location);
-    const compatibility = this.compatibility(loaded);
-    const findings = [...this.dependencyRules(loaded), ...compatibility.issues];
-    if (findings.length === 0) return { loaded, compatibility: compatibility.report };
+    const own = isAgentSkillsPackage(files.map((file) => file.path))
+      ? await this.agentSkill(files, location)
+      : await this.typeScript(files, location);
+    const findings = [...this.dependencyRules(own.declaredName, own.snapshot.dependsOn, own.snapshot.format), ...own.compatibilityIssues];
+    const issues = [...own.issues, ...findings];
+    const valid = own.valid && !findings.some((finding) => finding.severity === 'error');
     return {
-      loaded: { ...loaded, issues: [...loaded.issues, ...findings], valid: loaded.valid && !findings.some((f) => f.severity === 'error') },
-      compatibility: compatibility.report,
+      snapshot: { ...own.snapshot, validation: issues, ...(own.valid ? statusOf(valid, issues) : {}) },
+      issues,
+      valid,
+      declaredName: own.declaredName,
+      compatibility: own.compatibility,
     };
   }
 
-  private compatibility(loaded: LoadedSkillPackage): { report: VersionCompatibility | null; issues: ValidationIssue[] } {
+  private async typeScript(files: PackageFile[], location: readonly [string, string]) {
+    const loaded = await onPackageCopy(files, location, (dir) => this.loader.load(dir));
+    const compatibility = this.compatibility(loaded);
+    return {
+      snapshot: versionFromPackage(loaded),
+      issues: loaded.issues,
+      valid: loaded.valid && loaded.definition !== null,
+      declaredName: loaded.definition?.name ?? null,
+      compatibility: compatibility.report,
+      compatibilityIssues: compatibility.issues,
+    };
+  }
+
+  private async agentSkill(files: PackageFile[], location: readonly [string, string]) {
+    const result = await onPackageCopy(files, location, (dir) => loadAgentSkillPackage(dir));
+    const declared = result.package && result.issues.every((issue) => !(issue.path === '/name' && issue.severity === 'error'));
+    return {
+      snapshot: versionFromAgentSkill(
+        result.package,
+        toRegistryName(location[1]),
+        result.valid,
+        result.issues,
+        manifestHash(manifestOf(files)),
+        join(...location),
+      ),
+      issues: result.issues,
+      valid: result.valid && result.package !== null,
+      declaredName: declared ? (result.package?.registryName ?? null) : null,
+      compatibility: null,
+      compatibilityIssues: [] as ValidationIssue[],
+    };
+  }
+
+  private compatibility(loaded: Awaited<ReturnType<SkillPackageLoader['load']>>): {
+    report: VersionCompatibility | null;
+    issues: ValidationIssue[];
+  } {
     const definition = loaded.definition;
     if (!definition || !loaded.valid) return { report: null, issues: [] };
     const previous = previousVersion(this.catalog.get(definition.name), definition.version);
@@ -98,18 +146,17 @@ export class PackageIntake {
     }
   }
 
-  private dependencyRules(loaded: LoadedSkillPackage): ValidationIssue[] {
-    const definition = loaded.definition;
-    if (!definition || definition.depends_on.length === 0) return [];
-    const cycle = findCycle(definition.name, definition.depends_on, (name) => this.catalog.get(name));
+  private dependencyRules(name: string | null, dependsOn: SkillDependency[], format: NewSkillVersion['format']): ValidationIssue[] {
+    if (!name || dependsOn.length === 0) return [];
+    const cycle = findCycle(name, dependsOn, (other) => this.catalog.get(other));
     if (!cycle) return [];
-    const index = definition.depends_on.findIndex((dependency) => dependency.name === cycle[1]);
+    const index = dependsOn.findIndex((dependency) => dependency.name === cycle[1]);
     return [
       {
         severity: 'error',
         category: 'dependencies',
-        file: 'definition.json',
-        path: `/depends_on/${index}`,
+        file: format === 'agent-skills' ? 'SKILL.md' : 'definition.json',
+        path: format === 'agent-skills' ? `/metadata/dcc-mcp/depends/${index}` : `/depends_on/${index}`,
         message: `dependency cycle: ${cycle.join(' → ')}`,
         hint: `Remove one of these dependencies; skills must form a graph without cycles.`,
       },

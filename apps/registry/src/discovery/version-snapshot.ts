@@ -1,18 +1,31 @@
 import path from 'node:path';
 import semver from 'semver';
-import type { LoadedSkillPackage } from '../../../../libs/skill-loader/src/index.js';
+import type { AgentSkillPackage, AgentSkillTool } from '../../../../libs/agent-skills/src/index.js';
+import type { StoredTool } from '../../../../libs/contracts/src/index.js';
+import type { LoadedSkillPackage, ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
 import type { NewSkillVersion } from '../catalog/skill-records.js';
 
-/** The stored form of a loaded package (DRAFT packages keep whatever could be read). */
+/** DRAFT unless the package is valid; the reason names the first error. */
+export function statusOf(valid: boolean, issues: readonly ValidationIssue[]): Pick<NewSkillVersion, 'status' | 'statusReason'> {
+  if (valid) return { status: 'REGISTERED', statusReason: 'validation passed' };
+  const first = issues.find((issue) => issue.severity === 'error');
+  return {
+    status: 'DRAFT',
+    statusReason: `validation failed: ${first ? `${first.file}${first.path ? ` ${first.path}` : ''}: ${first.message}` : 'no definition'}`,
+  };
+}
+
+function versionKeyOf(version: string): Pick<NewSkillVersion, 'version' | 'versionKey'> {
+  const parsed = semver.parse(version) ?? (semver.parse('0.0.0-draft') as semver.SemVer);
+  return { version: parsed.version, versionKey: [parsed.major, parsed.minor, parsed.patch, parsed.prerelease.join('.')] };
+}
+
+/** The stored form of a loaded TypeScript package (DRAFT packages keep whatever could be read). */
 export function versionFromPackage(loaded: LoadedSkillPackage): NewSkillVersion {
   const definition = loaded.definition;
-  const parsed = semver.parse(loaded.identity.version) ?? (semver.parse('0.0.0-draft') as semver.SemVer);
-  const errors = loaded.issues.filter((issue) => issue.severity === 'error');
-  const valid = loaded.valid && definition !== null;
   return {
     name: loaded.identity.name,
-    version: parsed.version,
-    versionKey: [parsed.major, parsed.minor, parsed.patch, parsed.prerelease.join('.')],
+    ...versionKeyOf(loaded.identity.version),
     domain: definition?.domain ?? path.basename(path.dirname(loaded.packagePath)),
     agent: definition?.agent ?? '',
     description: definition?.description ?? '',
@@ -30,12 +43,92 @@ export function versionFromPackage(loaded: LoadedSkillPackage): NewSkillVersion 
     readOnly: definition?.read_only ?? false,
     dependsOn: definition?.depends_on ?? [],
     compatibility: definition?.compatibility ?? 'backward',
+    format: 'typescript',
+    tools: [],
+    agentSkill: null,
     packagePath: loaded.packagePath,
     contentHash: loaded.contentHash,
     validation: loaded.issues,
-    status: valid ? 'REGISTERED' : 'DRAFT',
-    statusReason: valid
-      ? 'validation passed'
-      : `validation failed: ${errors[0] ? `${errors[0].file}${errors[0].path ? ` ${errors[0].path}` : ''}: ${errors[0].message}` : 'no definition'}`,
+    ...statusOf(loaded.valid && definition !== null, loaded.issues),
+  };
+}
+
+function storedTool(tool: AgentSkillTool): StoredTool {
+  return {
+    name: tool.name,
+    qualified_name: tool.qualifiedName,
+    description: tool.description,
+    input_schema: tool.inputSchema,
+    output_schema: tool.outputSchema,
+    read_only: tool.readOnly,
+    destructive: tool.destructive,
+    idempotent: tool.idempotent,
+    timeout_seconds: tool.timeoutSeconds,
+    retries: tool.retries,
+    search_aliases: tool.searchAliases,
+    next_tools: { on_success: tool.nextTools.onSuccess, on_failure: tool.nextTools.onFailure },
+    annotations: tool.annotations,
+    examples: tool.examples,
+    script: tool.script,
+    not_executable_reason: tool.notExecutableReason,
+  };
+}
+
+/**
+ * The stored form of an Agent Skills package. Its contract lives in its tools (each with schemas,
+ * limits and examples); the version-level fields summarise them. Domain and agent come from
+ * `metadata.domain` / `metadata.agent` when given (the format has no such fields), else `agent-skills`.
+ */
+export function versionFromAgentSkill(
+  pkg: AgentSkillPackage | null,
+  fallbackName: string,
+  valid: boolean,
+  issues: ValidationIssue[],
+  contentHash: string,
+  packagePath: string,
+): NewSkillVersion {
+  const tools = (pkg?.tools ?? []).map(storedTool);
+  const strings = pkg?.metadataStrings ?? {};
+  return {
+    name: pkg?.registryName ?? fallbackName,
+    ...versionKeyOf(pkg?.version ?? '0.0.0-draft'),
+    domain: strings.domain ?? 'agent-skills',
+    agent: strings.agent ?? '',
+    description: pkg?.description ?? '',
+    phase: 1,
+    toolsRequired: [],
+    inputSchemaRef: '',
+    outputSchemaRef: '',
+    inputSchema: null,
+    outputSchema: null,
+    timeoutSeconds: Math.max(1, ...tools.map((tool) => tool.timeout_seconds)),
+    retries: 0,
+    idempotent: tools.length > 0 && tools.every((tool) => tool.idempotent),
+    tags: pkg?.tags ?? [],
+    examples: [],
+    readOnly: tools.every((tool) => tool.read_only),
+    dependsOn: pkg?.depends ?? [],
+    compatibility: 'backward',
+    format: 'agent-skills',
+    tools,
+    agentSkill: pkg
+      ? {
+          name: pkg.name,
+          license: pkg.license,
+          compatibility: pkg.compatibility,
+          allowed_tools: pkg.allowedTools,
+          metadata: pkg.metadata,
+          metadata_strings: pkg.metadataStrings,
+          search_hint: pkg.searchHint,
+          search_aliases: pkg.searchAliases,
+          layer: pkg.layer,
+          instruction_only: pkg.instructionOnly,
+          version_defaulted: pkg.versionDefaulted,
+        }
+      : null,
+    packagePath,
+    contentHash,
+    validation: issues,
+    ...statusOf(valid && pkg !== null, issues),
   };
 }

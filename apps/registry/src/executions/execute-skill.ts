@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JsonSchemaValidator, isExecutable } from '../../../../libs/contracts/src/index.js';
+import { JsonSchemaValidator, type RunContract, isExecutable, runContractOf } from '../../../../libs/contracts/src/index.js';
 import {
   EXECUTION_JOB,
   ExecutionEventLog,
@@ -17,12 +17,22 @@ import {
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { resolveVersion } from '../catalog/version-resolution.js';
-import { IdempotencyKeyReused, InputInvalid, QueueUnavailable, SkillNotExecutable, SkillNotFound } from '../problem/domain-errors.js';
+import {
+  IdempotencyKeyReused,
+  InputInvalid,
+  QueueUnavailable,
+  RequestInvalid,
+  SkillNotExecutable,
+  SkillNotFound,
+  ToolNotFound,
+} from '../problem/domain-errors.js';
 import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS, ExecutionWaiters } from './execution-infrastructure.js';
 
 export interface ExecuteCommand {
   name: string;
   version?: string;
+  /** The tool of a multi-tool (Agent Skills) skill: its name or `<skill>__<tool>`. */
+  tool?: string;
   input: Record<string, unknown>;
   sessionId?: string;
   caller: string;
@@ -63,13 +73,22 @@ export class ExecuteSkill {
     const executable =
       purpose === 'promotion' ? version.status === 'REGISTERED' || isExecutable(version.status) : isExecutable(version.status);
     if (!executable) throw new SkillNotExecutable(version.name, version.version, version.status);
-    const violations = version.inputSchema ? this.validator.validate(version.inputSchema, command.input) : [];
+    const contract = this.contractOf(version, command.tool);
+    const violations = contract.inputSchema ? this.validator.validate(contract.inputSchema, command.input) : [];
     if (violations.length > 0) throw new InputInvalid(version.name, version.version, violations);
     if (this.redis.status !== 'ready') throw new QueueUnavailable(`connection ${this.redis.status}`);
 
     const requestHash = command.idempotencyKey
       ? createHash('sha256')
-          .update(JSON.stringify([command.name, command.version ?? null, command.sessionId ?? null, canonical(command.input)]))
+          .update(
+            JSON.stringify([
+              command.name,
+              command.version ?? null,
+              command.sessionId ?? null,
+              canonical(command.input),
+              contract.tool?.name ?? null,
+            ]),
+          )
           .digest('hex')
       : null;
     const { record, created } = await this.executions.create({
@@ -78,7 +97,8 @@ export class ExecuteSkill {
       version: version.version,
       purpose,
       input: command.input,
-      maxAttempts: maxAttemptsFor(version),
+      tool: contract.tool?.name ?? null,
+      maxAttempts: maxAttemptsFor(contract),
       warnings: version.status === 'DEPRECATED' ? [deprecationNotice(version)] : [],
       sessionId: command.sessionId ?? null,
       caller: command.caller,
@@ -119,6 +139,37 @@ export class ExecuteSkill {
       return latest;
     }
     return (await listener.wait(seconds * 1000, signal)) ?? (await this.executions.findById(record.id)) ?? latest;
+  }
+
+  /** The contract the execution runs under (runContractOf), or a clear refusal naming the tools there are. */
+  private contractOf(version: SkillVersionRecord, tool: string | undefined): RunContract {
+    const contract = runContractOf(version, tool);
+    const names = version.tools.map((candidate) => candidate.name);
+    if (!contract) {
+      if (version.tools.length === 0 && tool !== undefined) {
+        throw new RequestInvalid(`Skill '${version.name}' has one handler and no tools; leave out 'tool'`, [
+          { field: 'tool', message: 'this skill has no tools' },
+        ]);
+      }
+      if (tool === undefined) {
+        throw new RequestInvalid(
+          names.length
+            ? `Skill '${version.name}' ${version.version} has several tools; name one with 'tool': ${names.join(', ')}`
+            : `Skill '${version.name}' ${version.version} is instructions only: it has no tools to execute`,
+          [{ field: 'tool', message: names.length ? `one of ${names.join(', ')}` : 'this skill has no tools' }],
+        );
+      }
+      throw new ToolNotFound(version.name, version.version, tool, names);
+    }
+    if (contract.tool && !contract.tool.script) {
+      throw new SkillNotExecutable(
+        version.name,
+        version.version,
+        version.status,
+        `tool '${contract.tool.name}' cannot run here: ${contract.tool.not_executable_reason ?? 'it has no script'}`,
+      );
+    }
+    return contract;
   }
 
   private resolveVersion(name: string, version: string | undefined): SkillVersionRecord {

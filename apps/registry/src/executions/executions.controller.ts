@@ -51,6 +51,7 @@ export class ExecutionsController {
       version: body.version,
       input: body.input,
       sessionId: body.session_id,
+      tool: body.tool,
       caller: principal.identity,
       idempotencyKey: parseIdempotencyKey(rawKey),
       waitSeconds: wait,

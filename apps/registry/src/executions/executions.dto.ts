@@ -17,6 +17,11 @@ export const EXECUTE_BODY_SCHEMA = {
         'A version (1.2.3) or a semver range (^1.2, ~0.3.1, >=1 <2) resolved to the highest ACTIVE (else DEPRECATED) version in it; default: the current version',
     },
     session_id: { type: 'string', maxLength: 200, description: 'Agent session the execution belongs to' },
+    tool: {
+      type: 'string',
+      maxLength: 200,
+      description: 'The tool to run, for a skill with several (Agent Skills packages): its name or <skill>__<tool>',
+    },
   },
 };
 
@@ -28,6 +33,7 @@ const executeBody = z
     input: z.record(z.string(), z.unknown(), { message: 'input must be a JSON object' }),
     version: z.string().max(200).refine(isVersionOrRange, 'must be a version (1.2.3) or a semver range (^1.2, ~0.3.1, >=1 <2)').optional(),
     session_id: z.string().min(1).max(200).optional(),
+    tool: z.string().min(1).max(200).optional(),
   })
   .strict();
 export const parseExecuteBody = (raw: unknown) => {

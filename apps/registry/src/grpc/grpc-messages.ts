@@ -32,6 +32,8 @@ export function skillVersionMessage(version: SkillVersionRecord) {
     input_schema: toStruct(json.input_schema),
     output_schema: toStruct(json.output_schema),
     examples: json.examples.map((example) => toStruct(example as unknown as Json)),
+    tools: json.tools.map((tool) => toStruct(tool as unknown as Json)),
+    agent_skill: toStruct(json.agent_skill as unknown as Json | null),
     deprecation: deprecationMessage(json.deprecation),
     created_at: toTimestamp(json.created_at),
     updated_at: toTimestamp(json.updated_at),

@@ -148,6 +148,7 @@ export interface ExecuteSkillRequest {
   session_id?: string;
   idempotency_key?: string;
   wait_seconds?: number;
+  tool?: string;
 }
 
 export function parseExecuteSkill(request: ExecuteSkillRequest) {
@@ -156,13 +157,18 @@ export function parseExecuteSkill(request: ExecuteSkillRequest) {
     throw new RequestInvalid('input is required (send an empty object for none)', [{ field: 'input', message: 'must be a JSON object' }]);
   }
   const body = parseExecuteBody(
-    compact({ input: fromStruct(request.input), version: given(request.version), session_id: given(request.session_id) }),
+    compact({
+      input: fromStruct(request.input),
+      version: given(request.version),
+      session_id: given(request.session_id),
+      tool: given(request.tool),
+    }),
   );
   const { wait } = withProtoFields(() => parseExecuteQuery(compact({ wait: given(request.wait_seconds) })), { wait: 'wait_seconds' });
   const idempotencyKey = withProtoFields(() => parseIdempotencyKey(given(request.idempotency_key)), {
     'Idempotency-Key header': 'idempotency_key',
   });
-  return { name, version: body.version, input: body.input, sessionId: body.session_id, idempotencyKey, waitSeconds: wait };
+  return { name, version: body.version, tool: body.tool, input: body.input, sessionId: body.session_id, idempotencyKey, waitSeconds: wait };
 }
 
 function compact<T extends Record<string, unknown>>(values: T): Partial<T> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { JsonSchemaValidator, outputMatchesExample } from '../../../../libs/contracts/src/index.js';
+import { JsonSchemaValidator, type RunContract, outputMatchesExample, runContractOf } from '../../../../libs/contracts/src/index.js';
 import { isTerminal } from '../../../../libs/executions/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
@@ -19,6 +19,8 @@ export interface PromoteCommand {
 
 interface ExampleEvidence {
   index: number;
+  /** The tool it ran (Agent Skills versions); null for a TypeScript skill. */
+  tool: string | null;
   input_valid: boolean;
   output_valid: boolean | null;
   violations: { pointer: string; message: string }[];
@@ -77,16 +79,22 @@ export class PromoteSkill {
     const errors = version.validation.filter((issue) => issue.severity === 'error');
     const warnings = version.validation.filter((issue) => issue.severity === 'warning');
     if (errors.length) failures.push(`validation report has ${errors.length} error(s)`);
-    if (version.examples.length === 0) failures.push('the package declares no examples to serve as evidence');
+    const runs = examplesOf(version);
+    if (version.format === 'typescript' && runs.length === 0) failures.push('the package declares no examples to serve as evidence');
+    for (const tool of version.tools) {
+      if (tool.script && tool.examples.length === 0) failures.push(`tool ${tool.name} declares no examples to serve as evidence`);
+    }
     const inactive = inactiveDependencies(version.dependsOn, (name) => this.catalog.get(name));
     for (const dependency of inactive) failures.push(`dependency ${dependency.name} has no ACTIVE version in range ${dependency.range}`);
     const examples = await Promise.all(
-      version.examples.map(async (example, index): Promise<ExampleEvidence> => {
-        const inputViolations = version.inputSchema ? this.validator.validate(version.inputSchema, example.input) : [];
+      runs.map(async ({ example, index, contract }): Promise<ExampleEvidence> => {
+        const label = contract.tool ? `tool ${contract.tool.name} example ${index}` : `example ${index}`;
+        const inputViolations = contract.inputSchema ? this.validator.validate(contract.inputSchema, example.input) : [];
         const outputViolations =
-          example.output !== undefined && version.outputSchema ? this.validator.validate(version.outputSchema, example.output) : [];
+          example.output !== undefined && contract.outputSchema ? this.validator.validate(contract.outputSchema, example.output) : [];
         const evidence: ExampleEvidence = {
           index,
+          tool: contract.tool?.name ?? null,
           input_valid: inputViolations.length === 0,
           output_valid: example.output === undefined ? null : outputViolations.length === 0,
           violations: [...inputViolations, ...outputViolations],
@@ -95,10 +103,10 @@ export class PromoteSkill {
           output_matches: null,
           error: null,
         };
-        if (inputViolations.length) failures.push(`example ${index} input does not match the input schema`);
-        if (outputViolations.length) failures.push(`example ${index} output does not match the output schema`);
+        if (inputViolations.length) failures.push(`${label} input does not match the input schema`);
+        if (outputViolations.length) failures.push(`${label} output does not match the output schema`);
         if (inputViolations.length || skipRuns) return evidence;
-        await this.runExample(version, example, index, evidence, failures);
+        await this.runExample(version, contract, example, label, evidence, failures);
         return evidence;
       }),
     );
@@ -110,16 +118,19 @@ export class PromoteSkill {
 
   private async runExample(
     version: SkillVersionRecord,
+    contract: RunContract,
     example: SkillVersionRecord['examples'][number],
-    index: number,
+    label: string,
     evidence: ExampleEvidence,
     failures: string[],
   ): Promise<void> {
-    const waitSeconds = version.timeoutSeconds * Math.max(1, 1 + (version.idempotent ? version.retries : 0)) + EXAMPLE_WAIT_SLACK_SECONDS;
+    const waitSeconds =
+      contract.timeoutSeconds * Math.max(1, 1 + (contract.idempotent ? contract.retries : 0)) + EXAMPLE_WAIT_SLACK_SECONDS;
     try {
       const { execution } = await this.executeSkill.execute({
         name: version.name,
         version: version.version,
+        tool: contract.tool?.name,
         input: example.input,
         caller: 'system:promotion',
         purpose: 'promotion',
@@ -128,17 +139,31 @@ export class PromoteSkill {
       evidence.execution_id = execution.id;
       evidence.execution_status = execution.status;
       if (!isTerminal(execution.status)) {
-        failures.push(`example ${index} did not finish within ${waitSeconds} s (is an executor running?)`);
+        failures.push(`${label} did not finish within ${waitSeconds} s (is an executor running?)`);
       } else if (execution.status !== 'SUCCEEDED') {
         evidence.error = execution.error ? { code: execution.error.code, message: execution.error.message } : null;
-        failures.push(`example ${index} ${execution.status}: ${execution.error?.code ?? ''} ${execution.error?.message ?? ''}`.trim());
+        failures.push(`${label} ${execution.status}: ${execution.error?.code ?? ''} ${execution.error?.message ?? ''}`.trim());
       } else if (example.output !== undefined) {
         evidence.output_matches = outputMatchesExample(execution.output, example.output);
-        if (!evidence.output_matches) failures.push(`example ${index} returned output that differs from the declared output`);
+        if (!evidence.output_matches) failures.push(`${label} returned output that differs from the declared output`);
       }
     } catch (error) {
       evidence.error = { code: (error as { code?: string }).code ?? 'ERROR', message: (error as Error).message };
-      failures.push(`example ${index} could not be executed: ${(error as Error).message}`);
+      failures.push(`${label} could not be executed: ${(error as Error).message}`);
     }
   }
+}
+
+/** Every example promotion runs: a TypeScript version's own, or each executable tool's, with the contract it runs under. */
+function examplesOf(version: SkillVersionRecord) {
+  if (version.format === 'typescript') {
+    const contract = runContractOf(version, null) as RunContract;
+    return version.examples.map((example, index) => ({ example, index, contract }));
+  }
+  return version.tools
+    .filter((tool) => tool.script)
+    .flatMap((tool) => {
+      const contract = runContractOf(version, tool.name) as RunContract;
+      return tool.examples.map((example, index) => ({ example, index, contract }));
+    });
 }

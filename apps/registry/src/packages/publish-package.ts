@@ -11,7 +11,6 @@ import { DiscoveryService } from '../discovery/discovery.service.js';
 import type { VersionCompatibility } from '../compatibility/version-compatibility.js';
 import { PackageIntake } from '../discovery/package-intake.js';
 import { publishedPath } from '../discovery/package-paths.js';
-import { versionFromPackage } from '../discovery/version-snapshot.js';
 import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
 import { PackageInvalid, VersionImmutable } from '../problem/domain-errors.js';
 
@@ -41,18 +40,13 @@ export class PublishPackage {
     const files = await readPackageArchive(archive, packageLimitsOf(this.config));
     const contentHash = manifestHash(manifestOf(files));
     return this.discovery.serialised(async () => {
-      const { loaded, compatibility } = await this.intake.validate(files, packageLocation(files));
+      const intake = await this.intake.validate(files, packageLocation(files));
       // A name the package declares validly is checked first; an invalid package gets its report (422).
-      if (loaded.definition) assertMayPublish(by, loaded.definition.name);
-      const errors = loaded.issues.filter((issue) => issue.severity === 'error');
-      if (!loaded.valid || errors.length > 0) throw new PackageInvalid(loaded.identity.name, loaded.identity.version, loaded.issues);
-      const snapshot = {
-        ...versionFromPackage(loaded),
-        contentHash,
-        packagePath: publishedPath(loaded.identity.name, loaded.identity.version),
-      };
-      if (dryRun)
-        return { outcome: 'valid', name: snapshot.name, version: snapshot.version, contentHash, issues: loaded.issues, compatibility };
+      if (intake.declaredName) assertMayPublish(by, intake.declaredName);
+      const { snapshot: checked, issues, compatibility } = intake;
+      if (!intake.valid) throw new PackageInvalid(checked.name, checked.version, issues);
+      const snapshot = { ...checked, contentHash, packagePath: publishedPath(checked.name, checked.version) };
+      if (dryRun) return { outcome: 'valid', name: snapshot.name, version: snapshot.version, contentHash, issues, compatibility };
       const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       if (existing) {
         if (existing.contentHash === contentHash) return { outcome: 'unchanged', version: existing };
@@ -64,7 +58,7 @@ export class PublishPackage {
         to: snapshot.status,
         actor: by.identity,
         reason: 'published; validation passed',
-        evidence: { content_hash: contentHash, errors: 0, warnings: loaded.issues.length },
+        evidence: { content_hash: contentHash, errors: 0, warnings: issues.length },
       };
       const created = await this.repository.createVersion(snapshot, creation);
       if (!created) {
@@ -87,6 +81,13 @@ const SAFE_SEGMENT = /^[a-z0-9][a-z0-9_-]{0,63}$/;
  */
 function packageLocation(files: PackageFile[]): [string, string] {
   const definition = files.find((file) => file.path === 'definition.json');
+  const skillMd = files.find((file) => file.path === 'SKILL.md');
+  if (!definition && skillMd) {
+    // An Agent Skills package: its directory is its frontmatter name (the loader reports a bad one).
+    const frontmatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(skillMd.bytes.toString('utf8'))?.[1] ?? '';
+    const name = /^name:\s*["']?([a-z0-9][a-z0-9-]{0,63})["']?\s*$/m.exec(frontmatter)?.[1];
+    return ['agent-skills', name ?? 'package'];
+  }
   try {
     const parsed = JSON.parse(definition?.bytes.toString('utf8') ?? '{}') as { name?: unknown; domain?: unknown };
     const name = typeof parsed.name === 'string' && SAFE_SEGMENT.test(parsed.name) ? parsed.name : 'package';

@@ -68,6 +68,13 @@ export class VersionImmutable extends DomainError {
   }
 }
 
+export class ToolNotFound extends DomainError {
+  readonly code = 'TOOL_NOT_FOUND';
+  constructor(name: string, version: string, tool: string, tools: string[]) {
+    super(`Skill '${name}' ${version} has no tool '${tool}'; its tools: ${tools.join(', ') || 'none'}`, { name, version, tool, tools });
+  }
+}
+
 export class SchemaInvalid extends DomainError {
   readonly code = 'SCHEMA_INVALID';
   constructor(schema: string, problems: readonly string[]) {
@@ -128,13 +135,14 @@ export class ConcurrentModification extends DomainError {
 
 export class SkillNotExecutable extends DomainError {
   readonly code = 'SKILL_NOT_EXECUTABLE';
-  constructor(name: string, version: string, status: string) {
+  /** `reason`: why, when it is not the status (a tool that cannot run on this platform). */
+  constructor(name: string, version: string, status: string, reason?: string) {
     const why: Record<string, string> = {
       DRAFT: 'its package failed validation',
       REGISTERED: 'it has not been promoted to ACTIVE yet',
       ARCHIVED: 'its package was removed from disk',
     };
-    super(`Skill '${name}' ${version} is ${status} and cannot be executed: ${why[status] ?? 'not executable'}`, {
+    super(`Skill '${name}' ${version} is ${status} and cannot be executed: ${reason ?? why[status] ?? 'not executable'}`, {
       name,
       version,
       current_status: status,
