@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { createPgPool } from '../../../libs/database/src/index.js';
 import { ExecutionEventLog, ExecutionsRepository } from '../../../libs/executions/src/index.js';
 import { PackageCache, PackageStore } from '../../../libs/package-store/src/index.js';
+import { ScriptSandbox } from '../../../libs/script-sandbox/src/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
@@ -13,6 +14,8 @@ import { EXECUTION_HOOKS, type ExecutionHook } from './hooks/execution-hook.js';
 import { HookRunner } from './hooks/hook-runner.js';
 import { ExecutorHealthController } from './health/executor-health.controller.js';
 import { SandboxPool } from './sandbox/sandbox-pool.js';
+import { createPackageCacheRoot } from './scripts/package-cache-root.js';
+import { ScriptToolRunner } from './scripts/script-tool-runner.js';
 
 const PG_POOL = Symbol('PG_POOL');
 const EVENTS_REDIS = Symbol('EVENTS_REDIS');
@@ -41,6 +44,8 @@ export class ExecutorModule {
       {
         provide: PackageCache,
         useFactory: async (pool: pg.Pool) => {
+          // Script tools run as another user, who must reach the packages (see createPackageCacheRoot).
+          await createPackageCacheRoot(config.PACKAGE_CACHE_DIR);
           const cache = new PackageCache(config.PACKAGE_CACHE_DIR, new PackageStore(pool), config.PACKAGE_CACHE_MAX_MB * 1024 * 1024);
           await cache.sweepTemporary();
           return cache;
@@ -70,6 +75,9 @@ export class ExecutorModule {
             resourceLimits: { maxOldGenerationSizeMb: config.SANDBOX_MEMORY_MB },
           }),
       },
+      // One sandbox for every script tool run; ScriptToolRunner checks at start whether it can run here.
+      { provide: ScriptSandbox, useFactory: () => new ScriptSandbox({ isolation: config.SCRIPT_SANDBOX }) },
+      ScriptToolRunner,
       { provide: TOOL_BRIDGE, useFactory: () => createToolBridge(config) },
       ...hooks,
       { provide: EXECUTION_HOOKS, useFactory: (...instances: ExecutionHook[]) => instances, inject: hooks },

@@ -40,10 +40,12 @@ export interface RunContract {
 
 /**
  * The one place that says which contract an execution of `version` (with `tool`, when it names
- * one) runs under; null when the version has no such tool. A TypeScript version's contract is its own.
+ * one) runs under; null when the version has no such tool (or, being an Agent Skills version, is
+ * asked to run without naming one). A TypeScript version's contract is its own.
  */
 export function runContractOf(
   version: {
+    format: SkillFormat;
     tools: readonly StoredTool[];
     idempotent: boolean;
     retries: number;
@@ -54,7 +56,8 @@ export function runContractOf(
   tool: string | null | undefined,
 ): RunContract | null {
   if (tool === null || tool === undefined) {
-    if (version.tools.length > 0) return null;
+    // An Agent Skills version runs only named tools; one without tools is instructions only.
+    if (version.format === 'agent-skills' || version.tools.length > 0) return null;
     const { idempotent, retries, timeoutSeconds, inputSchema, outputSchema } = version;
     return { tool: null, idempotent, retries, timeoutSeconds, inputSchema, outputSchema };
   }

@@ -12,15 +12,35 @@ export interface SearchDocument {
   agent: string;
   /** Ids of the tools the skill requires, e.g. `calculix.run_fea`. */
   toolIds: readonly string[];
+  /** Agent Skills packages: `metadata.dcc-mcp.search-hint` keywords. */
+  searchHint?: string;
+  /** Agent Skills packages: `metadata.dcc-mcp.search-aliases`. */
+  searchAliases?: readonly string[];
+  /** A multi-tool skill's tools (tools.yaml): names, per-tool `search_aliases`, descriptions. */
+  toolNames?: readonly string[];
+  toolAliases?: readonly string[];
+  toolDescriptions?: readonly string[];
   status: SearchStatus;
   phase: number;
 }
 
 /** The searchable fields, in the order their contributions are summed and reported. */
-export const SEARCH_FIELDS = ['name', 'tags', 'domain', 'agent', 'description', 'tool_ids'] as const;
+export const SEARCH_FIELDS = [
+  'name',
+  'tags',
+  'domain',
+  'agent',
+  'description',
+  'tool_ids',
+  'search_hint',
+  'search_aliases',
+  'tool_names',
+  'tool_aliases',
+  'tool_descriptions',
+] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
-/** Field weights (issue 5 §3, after seed 004): a name hit is worth 2.5× a description hit. */
+/** Field weights (issue 5 §3, after seed 004's table): a name hit is worth 2.5× a description hit. */
 export const FIELD_WEIGHTS: Readonly<Record<SearchField, number>> = {
   name: 5,
   tags: 3,
@@ -28,6 +48,11 @@ export const FIELD_WEIGHTS: Readonly<Record<SearchField, number>> = {
   agent: 3,
   description: 2,
   tool_ids: 2,
+  search_hint: 3,
+  search_aliases: 3,
+  tool_names: 2,
+  tool_aliases: 2,
+  tool_descriptions: 1,
 };
 
 /** The text of one field of a document. */
@@ -45,5 +70,15 @@ export function fieldText(document: SearchDocument, field: SearchField): string 
       return document.description;
     case 'tool_ids':
       return document.toolIds.join(' ');
+    case 'search_hint':
+      return document.searchHint ?? '';
+    case 'search_aliases':
+      return (document.searchAliases ?? []).join(' ');
+    case 'tool_names':
+      return (document.toolNames ?? []).join(' ');
+    case 'tool_aliases':
+      return (document.toolAliases ?? []).join(' ');
+    case 'tool_descriptions':
+      return (document.toolDescriptions ?? []).join(' ');
   }
 }

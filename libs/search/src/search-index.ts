@@ -84,7 +84,8 @@ export class SearchIndex {
   private readonly fields: FieldStatistics[] = SEARCH_FIELDS.map(() => ({ postings: new Map(), lengths: [], totalLength: 0 }));
   // Scratch buffers reused by every search (searches are synchronous, so never shared).
   private scores = new Float64Array(0);
-  private fieldMasks = new Uint8Array(0);
+  // One bit per SEARCH_FIELDS entry (11 now; 16 fit).
+  private fieldMasks = new Uint16Array(0);
   private verdicts = new Uint8Array(0);
 
   constructor(documents: Iterable<SearchDocument> = []) {
@@ -257,7 +258,7 @@ export class SearchIndex {
     if (capacity <= this.scores.length) return;
     const size = Math.max(capacity, this.scores.length * 2, 64);
     this.scores = new Float64Array(size);
-    this.fieldMasks = new Uint8Array(size);
+    this.fieldMasks = new Uint16Array(size);
     this.verdicts = new Uint8Array(size);
   }
 }

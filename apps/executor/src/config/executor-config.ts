@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
 import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
+import { isolationFromEnvironment } from '../../../../libs/script-sandbox/src/index.js';
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -39,6 +40,21 @@ export const executorConfigSchema = z
     PACKAGE_CACHE_MAX_MB: positiveInt(1, 1_000_000).default(512),
     /** Old-generation heap limit of each sandbox thread. */
     SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
+    /**
+     * How script tools (Agent Skills) are isolated: `bubblewrap` (default) or `none`, the operator's
+     * explicit opt-out (plain child processes). Read by the sandbox library's own rule.
+     */
+    SCRIPT_SANDBOX: z
+      .string()
+      .optional()
+      .transform((value, context) => {
+        try {
+          return isolationFromEnvironment({ SCRIPT_SANDBOX: value });
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
     /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */
     TOOL_ADAPTERS: checkedList(parseToolAdapters),
     /** Tool ids switched off by feature flag (calls fail as PRECONDITION_FAILED "disabled"). */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
-import { JsonSchemaValidator } from '../../../../libs/contracts/src/index.js';
+import { JsonSchemaValidator, runContractOf, type RunContract } from '../../../../libs/contracts/src/index.js';
 import { retryWhileUnavailable } from '../../../../libs/database/src/index.js';
 import {
   type AttemptGuard,
@@ -18,6 +18,7 @@ import { PackageCache, PackageUnavailable } from '../../../../libs/package-store
 import { missingTools } from './required-tools.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '../../../../libs/mcp-bridge/src/index.js';
 
@@ -52,6 +53,7 @@ export class ExecutionRunner {
     private readonly sandbox: SandboxPool,
     private readonly hooks: HookRunner,
     private readonly packages: PackageCache,
+    private readonly scripts: ScriptToolRunner,
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
   ) {}
@@ -142,7 +144,7 @@ export class ExecutionRunner {
       // An attempt is marked running. If its worker is gone (crash, kill -9) its heartbeat is stale
       // and this pickup takes it over; if the heartbeat is fresh, a live worker has it and this
       // duplicate delivery (a lapsed BullMQ lock, a takeover job) leaves it alone.
-      if ((await this.takeOver(current, version.idempotent)) !== 'released') return;
+      if ((await this.takeOver(current, runContractOf(version, current.tool)?.idempotent ?? false)) !== 'released') return;
       execution = await this.executions.startAttempt(executionId);
       if (!execution) return;
     }
@@ -165,7 +167,9 @@ export class ExecutionRunner {
     const executionId = execution.id;
     const guard: AttemptGuard = { attempt: execution.attempts };
     this.deferEvent(executionId, { type: 'started', at: now(), attempt: execution.attempts });
-    const outcome = await this.attempt(execution, version, signal);
+    // What this execution runs under (the version's own contract, or its tool's): the one rule, read once.
+    const contract = runContractOf(version, execution.tool);
+    const outcome = contract ? await this.attempt(execution, version, contract, signal) : noSuchTool(version, execution.tool);
     if (outcome.ok) {
       await this.conclude(
         executionId,
@@ -182,7 +186,7 @@ export class ExecutionRunner {
       await this.conclude(executionId, 'CANCELLED', { error }, { type: 'cancelled', at: now(), reason: error.message }, guard);
       return;
     }
-    if (isRetryable(error, version.idempotent) && execution.attempts < execution.maxAttempts) {
+    if (contract && isRetryable(error, contract.idempotent) && execution.attempts < execution.maxAttempts) {
       const delay = retryDelayMs(execution.attempts + 1, this.config.RETRY_BASE_MS, this.config.RETRY_MAX_MS);
       if (await this.durably(() => this.executions.endAttemptForRetry(executionId, error, guard))) {
         await this.emit(executionId, { type: 'attempt_failed', at: now(), attempt: execution.attempts, error, next_delay_ms: delay });
@@ -218,8 +222,9 @@ export class ExecutionRunner {
   private async attempt(
     execution: ExecutionRecord,
     version: ExecutableVersion,
+    contract: RunContract,
     signal: AbortSignal,
-  ): Promise<{ ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError }> {
+  ): Promise<HandlerOutcome> {
     try {
       await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
       const missing = await missingTools(this.bridge, version.toolsRequired);
@@ -233,39 +238,16 @@ export class ExecutionRunner {
           },
         };
       }
-      // The bridge library's per-execution view reports every tool call; here they become execution events.
-      const bridge = new ExecutionBridgeView(
-        this.bridge,
-        (call) => void this.emit(execution.id, toolEventOf(call)),
-        { skillName: version.name },
-        silentLogger,
-      );
-      // Only the bytes the registry stored run: the package comes from the store, verified, never from package_path.
-      const packagePath = await this.packages.directory(version.contentHash);
-      const outcome = await this.sandbox.run(
-        {
-          executionId: execution.id,
-          sessionId: execution.sessionId,
-          branch: 'main',
-          packagePath,
-          contentHash: version.contentHash,
-          skillName: version.name,
-          inputSchemaRef: version.inputSchemaRef,
-          outputSchemaRef: version.outputSchemaRef,
-          input: execution.input,
-        },
-        {
-          timeoutMs: version.timeoutSeconds * 1000,
-          signal,
-          bridge,
-          onLog: (level, message, fields) =>
-            this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`),
-        },
-      );
+      // The one point where the formats differ: what runs as the handler.
+      const outcome =
+        version.format === 'agent-skills'
+          ? await this.scripts.run(execution, version, contract, signal)
+          : await this.runHandler(execution, version, contract, signal);
       if (!outcome.ok) return outcome;
       // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
-      const violations = version.outputSchema
-        ? this.validator.validate(version.outputSchema, outcome.output, `${version.contentHash}:output`)
+      // Keyed by tool too: the tools of one Agent Skills package share its content hash.
+      const violations = contract.outputSchema
+        ? this.validator.validate(contract.outputSchema, outcome.output, `${version.contentHash}:${contract.tool?.name ?? ''}:output`)
         : [];
       if (violations.length > 0) {
         return {
@@ -285,6 +267,44 @@ export class ExecutionRunner {
         return { ok: false, error: { code: 'PRECONDITION_FAILED', message: error.message, details: {} } };
       return { ok: false, error: { code: 'HANDLER_ERROR', message: (error as Error).message, details: {} } };
     }
+  }
+
+  /** A TypeScript skill's handler, in a sandbox thread. */
+  private async runHandler(
+    execution: ExecutionRecord,
+    version: ExecutableVersion,
+    contract: RunContract,
+    signal: AbortSignal,
+  ): Promise<HandlerOutcome> {
+    // The bridge library's per-execution view reports every tool call; here they become execution events.
+    const bridge = new ExecutionBridgeView(
+      this.bridge,
+      (call) => void this.emit(execution.id, toolEventOf(call)),
+      { skillName: version.name },
+      silentLogger,
+    );
+    // Only the bytes the registry stored run: the package comes from the store, verified, never from package_path.
+    const packagePath = await this.packages.directory(version.contentHash);
+    return this.sandbox.run(
+      {
+        executionId: execution.id,
+        sessionId: execution.sessionId,
+        branch: 'main',
+        packagePath,
+        contentHash: version.contentHash,
+        skillName: version.name,
+        inputSchemaRef: version.inputSchemaRef,
+        outputSchemaRef: version.outputSchemaRef,
+        input: execution.input,
+      },
+      {
+        timeoutMs: contract.timeoutSeconds * 1000,
+        signal,
+        bridge,
+        onLog: (level, message, fields) =>
+          this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`),
+      },
+    );
   }
 
   private async conclude(
@@ -344,6 +364,14 @@ export class ExecutionRunner {
 
 function now(): string {
   return new Date().toISOString();
+}
+
+/** An execution naming a tool its version does not have (the registry refuses those; a stale row must not crash the executor). */
+function noSuchTool(version: ExecutableVersion, tool: string | null): HandlerOutcome {
+  const message = tool
+    ? `Skill ${version.name} ${version.version} has no tool '${tool}'`
+    : `Skill ${version.name} ${version.version} has tools and no handler of its own: the execution must name one of its tools`;
+  return { ok: false, error: { code: 'HANDLER_ERROR', message, details: { tool } } };
 }
 
 function toolEventOf(call: ToolCallEvent): ExecutionEvent {

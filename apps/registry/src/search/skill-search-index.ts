@@ -73,6 +73,11 @@ export function toSearchDocument(version: SkillVersionRecord): SearchDocument {
     domain: version.domain,
     agent: version.agent,
     toolIds: version.toolsRequired.filter((tool) => tool.required !== false).map((tool) => tool.tool_id),
+    searchHint: version.agentSkill?.search_hint ?? undefined,
+    searchAliases: version.agentSkill?.search_aliases,
+    toolNames: version.tools.flatMap((tool) => [tool.name, tool.qualified_name]),
+    toolAliases: version.tools.flatMap((tool) => tool.search_aliases),
+    toolDescriptions: version.tools.map((tool) => tool.description),
     status: version.status,
     phase: version.phase,
   };

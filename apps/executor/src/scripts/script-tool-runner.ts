@@ -1,0 +1,111 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { JsonSchemaValidator, type RunContract } from '../../../../libs/contracts/src/index.js';
+import type { ExecutableVersion, ExecutionError, ExecutionRecord } from '../../../../libs/executions/src/index.js';
+import { PackageCache } from '../../../../libs/package-store/src/index.js';
+import { SandboxUnavailable, ScriptSandbox, type SandboxIsolation } from '../../../../libs/script-sandbox/src/index.js';
+import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
+import { packageCacheBlocked } from './package-cache-root.js';
+
+/** What one attempt's handler produced: its output, or the error the execution records. */
+export type HandlerOutcome = { ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError };
+
+/** Whether script tools can run on this executor, for the log at start and the health endpoint. */
+export interface ScriptToolsStatus {
+  isolation: SandboxIsolation;
+  available: boolean;
+  /** Why not (names the Debian package and the opt-out), null when available. */
+  reason: string | null;
+}
+
+/**
+ * Runs the handler of an Agent Skills execution: the tool's script, in the ScriptSandbox, from the
+ * package materialised out of the store. The attempt around it (retries, cancellation, events,
+ * heartbeats, takeover) is ExecutionRunner's, the same as for TypeScript skills.
+ */
+@Injectable()
+export class ScriptToolRunner implements OnModuleInit {
+  private readonly logger = new Logger('ScriptTools');
+  private readonly validator = new JsonSchemaValidator();
+  private current: ScriptToolsStatus;
+
+  constructor(
+    private readonly sandbox: ScriptSandbox,
+    private readonly packages: PackageCache,
+    @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
+  ) {
+    this.current = { isolation: config.SCRIPT_SANDBOX, available: false, reason: 'not checked yet' };
+  }
+
+  /** Checks once at start whether scripts can run and says so; the executor starts either way. */
+  async onModuleInit(): Promise<void> {
+    const status = await this.check();
+    if (!status.available) this.logger.warn(`script tools cannot run (TypeScript skills are not affected): ${status.reason}`);
+    else if (status.isolation === 'none') this.logger.warn('script tools run WITHOUT isolation (SCRIPT_SANDBOX=none, operator opt-out)');
+    else this.logger.log('script tools can run (bubblewrap isolation)');
+  }
+
+  status(): ScriptToolsStatus {
+    return { ...this.current };
+  }
+
+  async run(execution: ExecutionRecord, version: ExecutableVersion, contract: RunContract, signal: AbortSignal): Promise<HandlerOutcome> {
+    const tool = contract.tool;
+    if (!tool) {
+      return failure('HANDLER_ERROR', `${version.name} ${version.version} is an Agent Skills version without tools: nothing to run`);
+    }
+    if (!tool.script) {
+      const reason = tool.not_executable_reason ?? 'it has no script';
+      return failure('PRECONDITION_FAILED', `Tool '${tool.name}' of ${version.name} ${version.version} cannot run here: ${reason}`, {
+        tool: tool.name,
+        not_executable_reason: tool.not_executable_reason,
+      });
+    }
+    // Re-checked while unavailable: installing bubblewrap or fixing the cache directory needs no restart.
+    const status = this.current.available ? this.current : await this.check();
+    if (!status.available) return failure('PRECONDITION_FAILED', status.reason as string, { tool: tool.name, isolation: status.isolation });
+    // The TypeScript path checks input with the handler's zod schema; a script has only the stored JSON Schema.
+    const violations = this.validator.validate(contract.inputSchema ?? {}, execution.input, `${version.contentHash}:${tool.name}:input`);
+    if (violations.length > 0) {
+      return failure('INPUT_INVALID', `Input does not match the input schema of tool '${tool.name}'`, { errors: violations });
+    }
+    // Only the bytes the registry stored run, exactly as for TypeScript skills.
+    const packageDir = await this.packages.directory(version.contentHash);
+    try {
+      const outcome = await this.sandbox.run({
+        packageDir,
+        script: tool.script.path,
+        input: execution.input,
+        timeoutMs: contract.timeoutSeconds * 1000,
+        signal,
+        cancelGraceMs: this.config.CANCEL_GRACE_MS,
+        env: { SKILL_NAME: version.name, SKILL_VERSION: version.version, SKILL_TOOL: tool.name, EXECUTION_ID: execution.id },
+      });
+      if (!outcome.ok) return { ok: false, error: outcome.error };
+      if (outcome.stderrTail) this.logger.debug(`[${version.name} ${tool.name} ${execution.id}] stderr: ${outcome.stderrTail}`);
+      return { ok: true, output: outcome.output };
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailable)) throw error;
+      this.current = { isolation: this.config.SCRIPT_SANDBOX, available: false, reason: error.message };
+      return failure('PRECONDITION_FAILED', error.message, { tool: tool.name, isolation: this.config.SCRIPT_SANDBOX });
+    }
+  }
+
+  private async check(): Promise<ScriptToolsStatus> {
+    const isolation = this.config.SCRIPT_SANDBOX;
+    let reason: string | null = null;
+    try {
+      // Scripts run as nobody only under bubblewrap with a root executor; otherwise as this process, which owns the cache.
+      if (isolation === 'bubblewrap' && process.getuid?.() === 0) reason = await packageCacheBlocked(this.config.PACKAGE_CACHE_DIR);
+      if (reason === null) await this.sandbox.ready();
+    } catch (error) {
+      // Whatever stands in the way (also an unreadable directory), the executor goes on serving TypeScript skills.
+      reason = (error as Error).message;
+    }
+    this.current = { isolation, available: reason === null, reason };
+    return this.current;
+  }
+}
+
+function failure(code: ExecutionError['code'], message: string, details: Record<string, unknown> = {}): HandlerOutcome {
+  return { ok: false, error: { code, message, details } };
+}

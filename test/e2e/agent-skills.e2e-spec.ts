@@ -1,0 +1,230 @@
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { packPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startExecutor, type RunningExecutor } from '../support/executor.js';
+import { obliterateQueue } from '../support/executions.js';
+import { bearer, failure, grpcPort, registryClient, struct, unary, type RegistryClient } from '../support/grpc.js';
+import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { REPO_ROOT, tempRoot } from '../support/skill-packages.js';
+
+const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/agent-skills/good');
+
+/** A two-tool Agent Skills package: a Python tool and a bash tool, each with an example. */
+async function writeTextTools(root: string, version = '1.0.0'): Promise<string> {
+  const dir = path.join(root, 'text-tools');
+  await mkdir(path.join(dir, 'scripts'), { recursive: true });
+  await writeFile(
+    path.join(dir, 'SKILL.md'),
+    `---
+name: text-tools
+description: Count the words of a text, or upper-case it. Use when the user asks how long a text is.
+license: MIT
+metadata:
+  domain: text
+  dcc-mcp:
+    version: "${version}"
+    tags: [text, words]
+    search-hint: "word count, tally, loud"
+    search-aliases: [wordcounter]
+    tools: tools.yaml
+---
+
+# Text tools
+`,
+  );
+  await writeFile(
+    path.join(dir, 'tools.yaml'),
+    `tools:
+  - name: count_words
+    description: Count the words of a text.
+    source_file: scripts/count_words.py
+    idempotent: true
+    retries: 1
+    timeout_seconds: 10
+    input_schema:
+      type: object
+      required: [text]
+      additionalProperties: false
+      properties:
+        text: { type: string, minLength: 1 }
+    output_schema:
+      type: object
+      required: [words]
+      properties:
+        words: { type: integer }
+    next-tools:
+      on-success: [text_tools__shout]
+    examples:
+      - input: { text: "one two three" }
+        output: { words: 3 }
+  - name: shout
+    description: Upper-case a text.
+    source_file: scripts/shout.sh
+    read_only: true
+    input_schema:
+      type: object
+      required: [text]
+      properties:
+        text: { type: string }
+    examples:
+      - input: { text: "hey" }
+        output: { text: "HEY" }
+`,
+  );
+  await writeFile(
+    path.join(dir, 'scripts/count_words.py'),
+    'import json, sys\nargs = json.load(sys.stdin)\nprint(json.dumps({"words": len(args["text"].split())}))\n',
+  );
+  await writeFile(
+    path.join(dir, 'scripts/shout.sh'),
+    '#!/usr/bin/env bash\ntext=$(python3 -c \'import json,sys; print(json.load(sys.stdin)["text"].upper())\')\nprintf \'{"text": "%s"}\' "$text"\n',
+  );
+  return dir;
+}
+
+describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
+  let db: TestDatabase;
+  let disk: string;
+  let registry: RunningRegistry;
+  let executor: RunningExecutor;
+  let client: RegistryClient;
+  const queuePrefix = `test-agent-skills-${process.pid}-${Date.now()}`;
+  const admin = (method: string, p: string, body: unknown = {}) => call(registry.baseUrl, method, p, { token: ADMIN_TOKEN, body });
+  const get = (p: string) => call(registry.baseUrl, 'GET', p);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('agent_skills');
+    disk = await tempRoot();
+    await cp(path.join(FIXTURES, 'hello-world'), path.join(disk, 'examples', 'hello-world'), { recursive: true });
+    await cp(path.join(FIXTURES, 'pdf-notes'), path.join(disk, 'documents', 'pdf-notes'), { recursive: true });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [disk], queuePrefix });
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix });
+    client = registryClient(grpcPort(registry));
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await executor?.stop();
+    await registry?.stop();
+    await obliterateQueue(queuePrefix);
+    await db?.drop();
+    await rm(disk, { recursive: true, force: true });
+  });
+
+  async function publish(dir: string, query = ''): Promise<{ status: number; body: any }> {
+    const response = await fetch(`${registry.baseUrl}/v1/packages${query}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/gzip' },
+      body: await packPackageArchive(await readPackageDir(dir)),
+    });
+    return { status: response.status, body: await response.json() };
+  }
+
+  it('registers Agent Skills packages from disk: a script package without tools.yaml and an instruction-only one', async () => {
+    const hello = (await get('/v1/skills/hello_world')).body;
+    expect(hello).toMatchObject({
+      name: 'hello_world',
+      version: '1.0.0',
+      status: 'REGISTERED',
+      format: 'agent-skills',
+      tags: ['example', 'greeting'],
+      agent_skill: { name: 'hello-world', instruction_only: false },
+      tools: [{ name: 'greet', qualified_name: 'hello_world__greet', script: { path: 'scripts/greet.py', interpreter: 'python3' } }],
+    });
+    const notes = (await get('/v1/skills/pdf_notes')).body;
+    expect(notes).toMatchObject({
+      version: '2.1.0',
+      status: 'REGISTERED',
+      format: 'agent-skills',
+      tools: [],
+      agent_skill: { instruction_only: true },
+    });
+    expect(notes.agent_skill.license).toMatch(/Proprietary/);
+  });
+
+  it('publishes a multi-tool package (201), refuses a broken one with the report (422), and serves its tools', async () => {
+    const root = await tempRoot();
+    const dir = await writeTextTools(root);
+    const published = await publish(dir);
+    expect(published).toMatchObject({
+      status: 201,
+      body: { outcome: 'new', version: { name: 'text_tools', version: '1.0.0', domain: 'text' } },
+    });
+    expect(published.body.version.tools.map((tool: { qualified_name: string }) => tool.qualified_name)).toEqual([
+      'text_tools__count_words',
+      'text_tools__shout',
+    ]);
+    expect(published.body.version.tools[0]).toMatchObject({
+      idempotent: true,
+      retries: 1,
+      timeout_seconds: 10,
+      next_tools: { on_success: ['text_tools__shout'] },
+    });
+    expect((await publish(dir)).status).toBe(200);
+
+    await writeFile(path.join(dir, 'tools.yaml'), 'tools:\n  - name: count_words\n    source_file: scripts/missing.py\n');
+    const broken = await publish(dir);
+    expect(broken).toMatchObject({ status: 422, body: { code: 'PACKAGE_INVALID' } });
+    await rm(root, { recursive: true, force: true });
+
+    const search = async (q: string) => (await get(`/v1/search?q=${encodeURIComponent(q)}`)).body.items[0];
+    expect(await search('tally')).toMatchObject({ name: 'text_tools', matched_fields: ['search_hint'] });
+    expect(await search('wordcounter')).toMatchObject({ name: 'text_tools', matched_fields: ['search_aliases'] });
+    expect(await search('shout')).toMatchObject({ name: 'text_tools', matched_fields: expect.arrayContaining(['tool_names']) });
+    const grpcView = await unary(client, 'GetSkill', { name: 'text_tools' }, bearer());
+    expect(grpcView.response.skill).toMatchObject({ format: 'agent-skills' });
+    expect(grpcView.response.skill.tools).toHaveLength(2);
+  });
+
+  it('promotes on every tool’s examples run through the sandbox, then executes a named tool over REST and gRPC', async () => {
+    const promoted = await admin('POST', '/v1/admin/skills/text_tools/versions/1.0.0/promote');
+    expect(promoted).toMatchObject({ status: 200, body: { status: 'ACTIVE' } });
+    const event = (await get('/v1/skills/text_tools/history')).body.items.at(-1);
+    expect(
+      event.evidence.examples.map((example: { tool: string; output_matches: boolean }) => [example.tool, example.output_matches]),
+    ).toEqual([
+      ['count_words', true],
+      ['shout', true],
+    ]);
+
+    const run = await call(registry.baseUrl, 'POST', '/v1/skills/text_tools/executions?wait=20', {
+      body: { tool: 'count_words', input: { text: 'a b c d' } },
+    });
+    expect(run).toMatchObject({ status: 200, body: { status: 'SUCCEEDED', tool: 'count_words', output: { words: 4 } } });
+    const qualified = await call(registry.baseUrl, 'POST', '/v1/skills/text_tools/executions?wait=20', {
+      body: { tool: 'text_tools__shout', input: { text: 'quiet' } },
+    });
+    expect(qualified).toMatchObject({ status: 200, body: { status: 'SUCCEEDED', tool: 'shout', output: { text: 'QUIET' } } });
+
+    const overGrpc = await unary(
+      client,
+      'ExecuteSkill',
+      { name: 'text_tools', tool: 'count_words', input: struct({ text: 'x y' }), wait_seconds: 20 },
+      bearer(),
+    );
+    expect(overGrpc.response.execution).toMatchObject({ status: 'SUCCEEDED', tool: 'count_words' });
+  });
+
+  it('refuses executions that name no tool, an unknown tool, or bad input, without storing anything', async () => {
+    const execute = (body: unknown) => call(registry.baseUrl, 'POST', '/v1/skills/text_tools/executions', { body });
+    expect(await execute({ input: { text: 'a' } })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(await execute({ tool: 'nope', input: { text: 'a' } })).toMatchObject({
+      status: 404,
+      body: { code: 'TOOL_NOT_FOUND', tools: ['count_words', 'shout'] },
+    });
+    expect(await execute({ tool: 'count_words', input: { text: '' } })).toMatchObject({ status: 422, body: { code: 'INPUT_INVALID' } });
+    const unknown = await failure(unary(client, 'ExecuteSkill', { name: 'text_tools', tool: 'nope', input: struct({}) }, bearer()));
+    expect(unknown.code).toBe(grpcStatus.NOT_FOUND);
+    const instructions = await call(registry.baseUrl, 'POST', '/v1/admin/skills/pdf_notes/versions/2.1.0/promote', {
+      token: ADMIN_TOKEN,
+      body: {},
+    });
+    expect(instructions).toMatchObject({ status: 200, body: { status: 'ACTIVE' } });
+    expect(await call(registry.baseUrl, 'POST', '/v1/skills/pdf_notes/executions', { body: { input: {} } })).toMatchObject({
+      status: 400,
+      body: { detail: expect.stringContaining('instructions only') },
+    });
+  });
+});
