@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { obliterateQueue } from '../support/executions.js';
 import { bearer, failure, grpcPort, registryClient, struct, unary, type RegistryClient } from '../support/grpc.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT, tempRoot } from '../support/skill-packages.js';
 
@@ -226,5 +227,35 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
       status: 400,
       body: { detail: expect.stringContaining('instructions only') },
     });
+  });
+
+  it('serves each executable tool to MCP hosts as <skill>__<tool> and to tool-definition exports, with next-tools in the result', async () => {
+    const mcp = new Client({ name: 'agent-skills-e2e', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${registry.baseUrl}/mcp`)));
+    try {
+      const { tools } = await mcp.listTools();
+      const names = tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['text_tools__count_words', 'text_tools__shout']));
+      expect(names).not.toContain('text_tools');
+      expect(names).not.toContain('pdf_notes');
+      const counter = tools.find((tool) => tool.name === 'text_tools__count_words');
+      expect(counter).toMatchObject({
+        description: 'Count the words of a text.',
+        inputSchema: { type: 'object', required: ['text'] },
+        outputSchema: { type: 'object', required: ['words'] },
+        annotations: { idempotentHint: true },
+      });
+      const result = await mcp.callTool({ name: 'text_tools__count_words', arguments: { text: 'one two' } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ words: 2 });
+      expect(JSON.stringify(result._meta)).toContain('text_tools__shout');
+      const bad = await mcp.callTool({ name: 'text_tools__count_words', arguments: { text: '' } });
+      expect(bad.isError).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+    const exported = await get('/v1/tool-definitions?format=anthropic');
+    expect(exported.status).toBe(200);
+    expect(JSON.stringify(exported.body)).toContain('text_tools__shout');
   });
 });

@@ -44,7 +44,8 @@ export class CallSkillTool {
     let started;
     try {
       started = await this.executeSkill.execute({
-        name: skill.name,
+        name: skill.skillName,
+        tool: skill.toolName ?? undefined,
         input,
         sessionId: connection.sessionId,
         caller: connection.principal.identity,
@@ -55,8 +56,9 @@ export class CallSkillTool {
       if (result) return result;
       throw error;
     }
-    const { execution, version } = started;
-    const waitSeconds = version.timeoutSeconds * maxAttemptsFor(version) + WAIT_SLACK_SECONDS;
+    const { execution } = started;
+    // The tool's own limits (for a TypeScript skill, its version's).
+    const waitSeconds = skill.timeoutSeconds * maxAttemptsFor(skill) + WAIT_SLACK_SECONDS;
     const following = new AbortController();
     const progress = context.reportProgress ? this.followProgress(execution.id, context.reportProgress, following.signal) : null;
     let final = execution;
@@ -71,7 +73,7 @@ export class CallSkillTool {
         .cancel(final.id)
         .catch((error: Error) => this.logger.warn(`could not cancel ${final.id}: ${error.message}`));
     }
-    return executionResult(final, version, waitSeconds);
+    return executionResult(final, skill, waitSeconds);
   }
 
   /** Sends one progress notification per execution event until the execution ends or `signal` fires. */

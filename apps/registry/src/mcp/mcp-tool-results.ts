@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { isTerminal, type ExecutionRecord } from '../../../../libs/executions/src/index.js';
-import type { SkillVersionRecord } from '../catalog/skill-records.js';
+import type { ExposedSkill } from '../tool-definitions/exposed-skills.js';
 import { DomainError, InputInvalid, asDomainError } from '../problem/domain-errors.js';
 import { hasObjectOutput } from '../tool-definitions/tool-definition-formats.js';
 
@@ -61,11 +61,15 @@ export function invalidArguments(tool: string, error: z.ZodError): CallToolResul
  * A skill call's result from its execution: the output as `structuredContent` (it was validated
  * against the output schema by the executor) and as JSON text; failures as `CODE: message`.
  */
-export function executionResult(execution: ExecutionRecord, version: SkillVersionRecord, waitedSeconds: number): CallToolResult {
+export function executionResult(execution: ExecutionRecord, version: ExposedSkill, waitedSeconds: number): CallToolResult {
+  const next = version.nextTools ? (execution.status === 'SUCCEEDED' ? version.nextTools.on_success : version.nextTools.on_failure) : [];
   const facts = {
     id: execution.id,
     skill: execution.skillName,
+    ...(execution.tool ? { tool: execution.tool } : {}),
     version: execution.version,
+    // Seed 004's next-tools: what to call after this result (success or failure).
+    ...(next.length ? { next_tools: next } : {}),
     status: execution.status,
     attempts: execution.attempts,
     duration_ms: execution.durationMs,

@@ -13,8 +13,20 @@ export interface ToolFilter {
   tags?: string[];
 }
 
-/** A skill offered to agents as a tool: its current version, executable, with an object input schema. */
-export type ExposedSkill = SkillVersionRecord & { inputSchema: Record<string, unknown> };
+/**
+ * A tool offered to agents: a TypeScript skill's current version as it is, or one tool of a
+ * multi-tool (Agent Skills) version seen as a version whose name is `<skill>__<tool>` and whose
+ * description, schemas, hints and limits are the tool's — so every tool format reads one shape.
+ */
+export type ExposedSkill = SkillVersionRecord & {
+  inputSchema: Record<string, unknown>;
+  /** The skill the tool belongs to (what executions name). */
+  skillName: string;
+  /** The tool of a multi-tool version; null for a TypeScript skill's handler. */
+  toolName: string | null;
+  /** Multi-tool versions: the tools suggested next (seed 004's `next-tools`). */
+  nextTools: { on_success: string[]; on_failure: string[] } | null;
+};
 
 const MAX_CACHED_FILTERS = 256;
 
@@ -44,19 +56,28 @@ export class ExposedSkills {
       selection = this.catalog
         .all()
         .map(currentVersion)
-        .filter((version): version is ExposedSkill => isExposed(version) && matches(version, filter));
+        .filter((version) => matches(version, filter))
+        .flatMap(exposedOf)
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       if (this.selections.size >= MAX_CACHED_FILTERS) this.selections.delete(this.selections.keys().next().value as string);
       this.selections.set(key, selection);
     }
     return selection;
   }
 
-  /** One exposed skill by name, if it passes `filter`. */
+  /** One exposed tool by the name agents call (`<skill>` or `<skill>__<tool>`), if it passes `filter`. */
   find(name: string, filter: ToolFilter = {}): ExposedSkill | undefined {
-    const skill = this.catalog.get(name);
-    if (!skill) return undefined;
-    const version = currentVersion(skill);
-    return isExposed(version) && matches(version, filter) ? version : undefined;
+    for (let at = -1; ;) {
+      const skillName = at < 0 ? name : name.slice(0, at);
+      const skill = this.catalog.get(skillName);
+      if (skill) {
+        const version = currentVersion(skill);
+        const found = matches(version, filter) ? exposedOf(version).find((tool) => tool.name === name) : undefined;
+        if (found) return found;
+      }
+      at = name.indexOf('__', at < 0 ? 0 : at + 1);
+      if (at < 0) return undefined;
+    }
   }
 
   /** The catalog generation the selections reflect (moves on every catalog change). */
@@ -69,8 +90,28 @@ export class ExposedSkills {
  * Executable and describable as a tool: every framework needs an object input schema (the loader
  * refuses anything else for inputs, so this only guards against a hand-edited row).
  */
-function isExposed(version: SkillVersionRecord): version is ExposedSkill {
-  return isExecutable(version.status) && version.inputSchema !== null && version.inputSchema.type === 'object';
+function exposedOf(version: SkillVersionRecord): ExposedSkill[] {
+  if (!isExecutable(version.status)) return [];
+  if (version.format === 'typescript') {
+    if (version.inputSchema === null || version.inputSchema.type !== 'object') return [];
+    return [{ ...version, inputSchema: version.inputSchema, skillName: version.name, toolName: null, nextTools: null }];
+  }
+  return version.tools
+    .filter((tool) => tool.script !== null && tool.input_schema.type === 'object')
+    .map((tool) => ({
+      ...version,
+      name: tool.qualified_name,
+      description: tool.description,
+      inputSchema: tool.input_schema,
+      outputSchema: tool.output_schema,
+      readOnly: tool.read_only,
+      idempotent: tool.idempotent,
+      retries: tool.retries,
+      timeoutSeconds: tool.timeout_seconds,
+      skillName: version.name,
+      toolName: tool.name,
+      nextTools: tool.next_tools,
+    }));
 }
 
 export function matches(version: SkillVersionRecord, filter: ToolFilter): boolean {

@@ -44,6 +44,7 @@ export function toMcpTool(version: ExposedSkill): Tool {
     annotations: { readOnlyHint: version.readOnly, idempotentHint: version.idempotent },
     _meta: {
       [SKILL_META_KEY]: {
+        ...(version.toolName ? { skill: version.skillName, tool: version.toolName } : {}),
         version: version.version,
         status: version.status,
         domain: version.domain,
