@@ -1,4 +1,5 @@
-import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { packPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
@@ -257,5 +258,30 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
     const exported = await get('/v1/tool-definitions?format=anthropic');
     expect(exported.status).toBe(200);
     expect(JSON.stringify(exported.body)).toContain('text_tools__shout');
+  });
+
+  it('serves every stored file byte for byte with its sha256, over REST and gRPC', async () => {
+    const listed = (await get('/v1/skills/hello_world/versions/1.0.0/files')).body;
+    expect(listed.files.map((file: { path: string }) => file.path)).toEqual(['SKILL.md', 'scripts/greet.py']);
+    for (const entry of listed.files as { path: string; sha256: string; size: number }[]) {
+      const response = await fetch(`${registry.baseUrl}/v1/skills/hello_world/versions/1.0.0/files/${entry.path}`);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(bytes.equals(await readFile(path.join(FIXTURES, 'hello-world', entry.path)))).toBe(true);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(entry.sha256);
+      expect(response.headers.get('etag')).toBe(`"sha256:${entry.sha256}"`);
+    }
+    const markdown = await fetch(`${registry.baseUrl}/v1/skills/hello_world/versions/1.0.0/files/SKILL.md`);
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect((await get('/v1/skills/hello_world/versions/1.0.0/files/nope.md')).body).toMatchObject({
+      status: 404,
+      code: 'PACKAGE_FILE_NOT_FOUND',
+    });
+    expect((await get('/v1/skills/hello_world/versions/1.0.0/files/../definition.json')).status).toBe(404);
+
+    const overGrpc = await unary(client, 'GetPackageFile', { name: 'hello_world', version: '1.0.0', path: 'SKILL.md' }, bearer());
+    expect(overGrpc.response).toMatchObject({ path: 'SKILL.md', media_type: 'text/markdown' });
+    expect(Buffer.from(overGrpc.response.content).equals(await readFile(path.join(FIXTURES, 'hello-world', 'SKILL.md')))).toBe(true);
+    const files = await unary(client, 'ListPackageFiles', { name: 'hello_world', version: '1.0.0' }, bearer());
+    expect(files.response.files).toHaveLength(2);
   });
 });

@@ -65,6 +65,8 @@ describe('gRPC: catalog, search and administration', () => {
       'ListVersions',
       'GetHistory',
       'ListDependents',
+      'ListPackageFiles',
+      'GetPackageFile',
       'CheckCompatibility',
       'GetCompatibility',
       'GetHealth',

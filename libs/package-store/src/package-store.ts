@@ -67,6 +67,15 @@ export class PackageStore {
     return result.rows[0] ? (result.rows[0].manifest as ManifestEntry[]) : null;
   }
 
+  /** One file of a stored package, by its package-relative path; null when the package or the path is not there. */
+  async readFile(contentHash: string, path: string): Promise<{ entry: ManifestEntry; bytes: Buffer } | null> {
+    const manifest = await this.manifest(contentHash);
+    const entry = manifest?.find((candidate) => candidate.path === path);
+    if (!entry) return null;
+    const bytes = (await this.blobs.get([entry.sha256])).get(entry.sha256);
+    return bytes ? { entry, bytes } : null;
+  }
+
   /** Every file of a stored package with its bytes, or null when no package has that hash. */
   async read(contentHash: string): Promise<{ manifest: ManifestEntry[]; files: PackageFile[] } | null> {
     const manifest = await this.manifest(contentHash);

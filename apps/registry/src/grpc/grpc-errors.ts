@@ -32,6 +32,7 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<string, GrpcStatus>> = {
   DEPENDENTS_EXIST: GrpcStatus.FAILED_PRECONDITION,
   SCHEMA_INVALID: GrpcStatus.INVALID_ARGUMENT,
   TOOL_NOT_FOUND: GrpcStatus.NOT_FOUND,
+  PACKAGE_FILE_NOT_FOUND: GrpcStatus.NOT_FOUND,
   SKILL_NOT_EXECUTABLE: GrpcStatus.FAILED_PRECONDITION,
   EXECUTION_FINISHED: GrpcStatus.FAILED_PRECONDITION,
   // The key names an execution that exists already, made from another request.

@@ -1,6 +1,7 @@
 import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { PackageContents } from '../packages/package-contents.js';
 import { CompatibilityQueries } from '../compatibility/compatibility-queries.js';
 import { parseCheckBody, parseVersionQuery } from '../compatibility/compatibility.dto.js';
 import { type ProtoValue, fromValue } from './proto-values.js';
@@ -25,6 +26,7 @@ export class SkillsGrpcController {
     private readonly health: RegistryHealthReport,
     private readonly catalog: SkillCatalog,
     private readonly compatibility: CompatibilityQueries,
+    private readonly contents: PackageContents,
   ) {}
 
   @GrpcMethod(GRPC_SERVICE, 'ListSkills')
@@ -54,6 +56,24 @@ export class SkillsGrpcController {
   @GrpcMethod(GRPC_SERVICE, 'ListDependents')
   listDependents(@Payload() request: { name?: string }) {
     return dependentsView(required(request.name, 'name'), this.catalog);
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'ListPackageFiles')
+  async listPackageFiles(@Payload() request: { name?: string; version?: string }) {
+    const name = required(request.name, 'name');
+    const version = required(request.version, 'version');
+    const { contentHash, files } = await this.contents.files(name, version);
+    return { name, version, content_hash: contentHash, files };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetPackageFile')
+  async getPackageFile(@Payload() request: { name?: string; version?: string; path?: string }) {
+    const { entry, bytes, mediaType } = await this.contents.file(
+      required(request.name, 'name'),
+      required(request.version, 'version'),
+      required(request.path, 'path'),
+    );
+    return { path: entry.path, size: entry.size, sha256: entry.sha256, media_type: mediaType, content: bytes };
   }
 
   @GrpcMethod(GRPC_SERVICE, 'CheckCompatibility')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PackageStore, packPackageArchive, type ManifestEntry } from '../../../../libs/package-store/src/index.js';
+import { PackageStore, mediaTypeOf, packPackageArchive, type ManifestEntry } from '../../../../libs/package-store/src/index.js';
 import { SkillQueries } from '../skills/skill-queries.js';
-import { PackageNotStored } from '../problem/domain-errors.js';
+import { PackageFileNotFound, PackageNotStored } from '../problem/domain-errors.js';
 
 /** What the registry serves of a version's stored package: its manifest, and the package as an archive. */
 @Injectable()
@@ -17,6 +17,14 @@ export class PackageContents {
     const manifest = await this.store.manifest(contentHash);
     if (!manifest) throw new PackageNotStored(name, version);
     return { contentHash, files: manifest };
+  }
+
+  /** One stored file of the version's package, with its manifest entry and media type. */
+  async file(name: string, version: string, path: string) {
+    const { contentHash } = this.skills.version(name, version);
+    const found = await this.store.readFile(contentHash, path);
+    if (!found) throw new PackageFileNotFound(name, version, path);
+    return { ...found, mediaType: mediaTypeOf(path) };
   }
 
   /** The stored package as a gzip-compressed tar (entries at the archive root), with its content hash. */

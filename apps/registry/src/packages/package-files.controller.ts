@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { isTextMediaType } from '../../../../libs/package-store/src/index.js';
 import { PackageContents } from './package-contents.js';
 
 /** A version's stored package, served back: immutable, so cached for good and validated by its content hash. */
@@ -14,6 +15,25 @@ export class PackageFilesController {
   async files(@Param('name') name: string, @Param('version') version: string) {
     const { contentHash, files } = await this.contents.files(name, version);
     return { name, version, content_hash: contentHash, files };
+  }
+
+  @Get('files/*')
+  @ApiOperation({ summary: "One file of the version's stored package, byte for byte (ETag = its sha256)" })
+  async file(
+    @Param('name') name: string,
+    @Param('version') version: string,
+    @Param('*') path: string,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { entry, bytes, mediaType } = await this.contents.file(name, version, path);
+    const etag = `"sha256:${entry.sha256}"`;
+    void reply.header('ETag', etag).header('Cache-Control', 'public, max-age=31536000, immutable');
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag)) {
+      void reply.status(304).send();
+      return;
+    }
+    void reply.header('Content-Type', isTextMediaType(mediaType) ? `${mediaType}; charset=utf-8` : mediaType).send(bytes);
   }
 
   @Get('package')

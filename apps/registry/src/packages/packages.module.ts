@@ -14,6 +14,6 @@ import { PublishPackage } from './publish-package.js';
   imports: [CatalogModule, LifecycleModule, DiscoveryModule, PackageStoreModule, SkillsModule],
   controllers: [PackagesController, PackageFilesController],
   providers: [PublishPackage, PackageContents],
-  exports: [PublishPackage],
+  exports: [PublishPackage, PackageContents],
 })
 export class PackagesModule {}

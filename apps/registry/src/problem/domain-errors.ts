@@ -75,6 +75,13 @@ export class ToolNotFound extends DomainError {
   }
 }
 
+export class PackageFileNotFound extends DomainError {
+  readonly code = 'PACKAGE_FILE_NOT_FOUND';
+  constructor(name: string, version: string, path: string) {
+    super(`Skill '${name}' ${version} has no file '${path}'; GET .../files lists them`, { name, version, path });
+  }
+}
+
 export class SchemaInvalid extends DomainError {
   readonly code = 'SCHEMA_INVALID';
   constructor(schema: string, problems: readonly string[]) {
