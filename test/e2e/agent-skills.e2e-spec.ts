@@ -8,6 +8,7 @@ import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { obliterateQueue } from '../support/executions.js';
 import { bearer, failure, grpcPort, registryClient, struct, unary, type RegistryClient } from '../support/grpc.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT, tempRoot } from '../support/skill-packages.js';
 
@@ -283,5 +284,62 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
     expect(Buffer.from(overGrpc.response.content).equals(await readFile(path.join(FIXTURES, 'hello-world', 'SKILL.md')))).toBe(true);
     const files = await unary(client, 'ListPackageFiles', { name: 'hello_world', version: '1.0.0' }, bearer());
     expect(files.response.files).toHaveLength(2);
+  });
+
+  describe('the MCP Skills extension (SEP-2640), read with the official SDK client', () => {
+    for (const protocol of ['2025-11-25', '2026-07-28'] as const) {
+      it(`serves skills/list, skills/get, verified files and directory reads (${protocol})`, async () => {
+        const mcp = new Client(
+          { name: 'skills-e2e', version: '1.0.0' },
+          protocol === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+        );
+        await mcp.connect(new StreamableHTTPClientTransport(new URL(`${registry.baseUrl}/mcp`)));
+        try {
+          const skills = new SkillsClient(mcp);
+          expect(skills.supported).toBe(true);
+          expect(skills.directoryRead).toBe(true);
+          const listing = await skills.list();
+          expect(listing.invalid).toEqual([]);
+          const byName = new Map(listing.skills.map((skill) => [String(skill.frontmatter.name), skill]));
+          // Instruction-only and script packages (ACTIVE), as Agent Skills names; REGISTERED ones are not served.
+          expect([...byName.keys()]).toEqual(expect.arrayContaining(['text-tools', 'pdf-notes']));
+          expect(byName.has('hello-world')).toBe(false);
+          const notes = byName.get('pdf-notes') as (typeof listing.skills)[number];
+          expect(notes.uri).toBe('skill://agent-skills/pdf-notes/SKILL.md');
+          expect(notes.frontmatter).toMatchObject({
+            name: 'pdf-notes',
+            license: expect.stringMatching(/Proprietary/),
+            metadata: { author: 'example-org', version: '2.1.0' },
+          });
+
+          // Every file, with digests that match the bytes the client reads (the SDK verifies size and sha256).
+          const stored = (await get('/v1/skills/pdf_notes/versions/2.1.0/files')).body.files as { path: string; sha256: string }[];
+          expect(
+            (notes.resources as { uri: string; digest: string }[]).map((r) => [
+              r.uri.replace('skill://agent-skills/pdf-notes/', ''),
+              r.digest,
+            ]),
+          ).toEqual(stored.map((file) => [file.path, `sha256:${file.sha256}`]));
+          const skillMd = await skills.read(notes);
+          expect(skillMd.text ?? '').toBe(await readFile(path.join(FIXTURES, 'pdf-notes', 'SKILL.md'), 'utf8'));
+          for (const file of stored) await skills.read(notes, file.path);
+
+          expect((await skills.get(notes.uri)).skill.uri).toBe(notes.uri);
+          const root = await skills.readDirectory('skill://agent-skills/pdf-notes');
+          expect(root.resources.map((resource) => [resource.uri.split('/').pop(), resource.mimeType])).toEqual(
+            expect.arrayContaining([
+              ['SKILL.md', 'text/markdown'],
+              ['scripts', 'inode/directory'],
+            ]),
+          );
+          // A nested seed 004 metadata block is served as strings; SKILL.md stays byte for byte.
+          const tools = byName.get('text-tools') as (typeof listing.skills)[number];
+          expect(tools.frontmatter.metadata).toMatchObject({ domain: 'text', 'dcc-mcp.version': '1.0.0' });
+          await expect(skills.get('skill://agent-skills/nope/SKILL.md')).rejects.toThrow();
+        } finally {
+          await mcp.close();
+        }
+      });
+    }
   });
 });

@@ -6,6 +6,7 @@ import type { McpConnection } from './mcp-connection.js';
 import { McpServerFactory } from './mcp-server-factory.js';
 import { McpSessions, sendJsonRpcError } from './mcp-sessions.js';
 import { malformedParams } from './mcp-request-check.js';
+import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';
 import { McpToolList } from './mcp-tool-list.js';
 
 /** How often the catalog generation is compared (it moves on every change on any replica). */
@@ -27,11 +28,13 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
   private timers: NodeJS.Timeout[] = [];
   private seenGeneration = -1;
   private allToolsFingerprint: string | null = null;
+  private skillsFingerprint: string | null = null;
 
   constructor(
     factory: McpServerFactory,
     private readonly sessions: McpSessions,
     private readonly toolList: McpToolList,
+    private readonly skills: RegistrySkillSource,
   ) {
     const onerror = (error: Error) => this.logger.debug(`MCP request failed: ${error.message}`);
     this.modern = createMcpHandler((context) => factory.create(connectionOf(context.authInfo)), { legacy: 'reject', onerror });
@@ -83,6 +86,21 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
       this.allToolsFingerprint = fingerprint;
     } catch (error) {
       this.logger.warn(`could not announce tool changes: ${(error as Error).message}`);
+    }
+    void this.announceSkillChanges();
+  }
+
+  /** Lifecycle changes reach MCP Skills clients as resources/list_changed, as tool changes do as tools/list_changed. */
+  private async announceSkillChanges(): Promise<void> {
+    try {
+      const fingerprint = await this.skills.fingerprint();
+      if (this.skillsFingerprint !== null && fingerprint !== this.skillsFingerprint) {
+        this.sessions.announceResourceChanges();
+        this.modern.notify.resourcesChanged();
+      }
+      this.skillsFingerprint = fingerprint;
+    } catch (error) {
+      this.logger.warn(`could not announce skill changes: ${(error as Error).message}`);
     }
   }
 }

@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { CallSkillTool } from './call-skill-tool.js';
 import { DISCOVERY_TOOL_NAMES, DiscoveryTools } from './discovery-tools.js';
 import type { McpConnection } from './mcp-connection.js';
 import { domainErrorResult } from './mcp-tool-results.js';
 import { McpToolList } from './mcp-tool-list.js';
+import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';
 
 export const MCP_SERVER_INFO = { name: 'skill-registry', title: 'Skill Registry', version: '1.0.0' };
 
@@ -21,10 +23,13 @@ const INSTRUCTIONS =
  */
 @Injectable()
 export class McpServerFactory {
+  private readonly logger = new Logger(McpServerFactory.name);
+
   constructor(
     private readonly toolList: McpToolList,
     private readonly discovery: DiscoveryTools,
     private readonly callSkill: CallSkillTool,
+    private readonly skills: RegistrySkillSource,
   ) {}
 
   create(connection: McpConnection): McpServer {
@@ -33,6 +38,11 @@ export class McpServerFactory {
     mcp.server.setRequestHandler('tools/call', (request, context) =>
       this.callTool(request.params.name, request.params.arguments ?? {}, connection, context),
     );
+    // The MCP Skills extension (SEP-2640): skills/list, skills/get, skill:// resources, directory reads.
+    new SkillsExtension({
+      source: this.skills.for(connection.filter),
+      onWarning: (warning) => this.logger.warn(`skills: ${warning.path}: ${warning.message}`),
+    }).attach(mcp);
     return mcp;
   }
 

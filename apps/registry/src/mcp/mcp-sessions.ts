@@ -72,6 +72,15 @@ export class McpSessions {
     }
   }
 
+  /** Sends notifications/resources/list_changed to every session (the skills it sees changed). */
+  announceResourceChanges(): void {
+    for (const session of this.sessions.values()) {
+      session.server.server
+        .sendResourceListChanged()
+        .catch((error: Error) => this.logger.debug(`resources list_changed not delivered: ${error.message}`));
+    }
+  }
+
   /** Closes sessions idle for longer than SESSION_IDLE_MS. */
   sweep(now = Date.now()): void {
     for (const [id, session] of this.sessions) {

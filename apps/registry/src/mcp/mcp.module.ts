@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module.js';
+import { McpSkillsModule } from '../mcp-skills/mcp-skills.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { SkillsModule } from '../skills/skills.module.js';
 import { ToolDefinitionsModule } from '../tool-definitions/tool-definitions.module.js';
@@ -13,7 +14,7 @@ import { McpToolList } from './mcp-tool-list.js';
 
 /** The registry as an MCP server: skills as tools over Streamable HTTP at /mcp, on the same use-cases as REST. */
 @Module({
-  imports: [ToolDefinitionsModule, SearchModule, SkillsModule, ExecutionsModule],
+  imports: [ToolDefinitionsModule, SearchModule, SkillsModule, ExecutionsModule, McpSkillsModule],
   controllers: [McpController],
   providers: [McpToolList, DiscoveryTools, CallSkillTool, McpServerFactory, McpSessions, McpEndpoint],
 })

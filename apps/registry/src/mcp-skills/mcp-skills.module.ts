@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { PackageStoreModule } from '../packages/package-store.module.js';
+import { RegistrySkillSource } from './registry-skill-source.js';
+
+/** The MCP Skills extension (SEP-2640): the catalog's packages as skills and skill:// resources. */
+@Module({ imports: [CatalogModule, PackageStoreModule], providers: [RegistrySkillSource], exports: [RegistrySkillSource] })
+export class McpSkillsModule {}

@@ -1,0 +1,199 @@
+import { Injectable } from '@nestjs/common';
+import type { Resource } from '@modelcontextprotocol/server';
+import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
+import { parse as parseYaml } from 'yaml';
+import { isAgentSkillsName, projectMetadataStrings, toAgentSkillsName } from '../../../../libs/agent-skills/src/index.js';
+import { decodeCursor, encodeCursor, isExecutable } from '../../../../libs/contracts/src/index.js';
+import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '../../../../libs/package-store/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
+import { type ToolFilter, matches } from '../tool-definitions/exposed-skills.js';
+
+const SCHEME = 'skill://';
+const PAGE_SIZE = 100;
+const DIRECTORY = 'inode/directory';
+const MAX_CACHED_MANIFESTS = 5000;
+
+/** One served skill: its root URI (`skill://<domain>/<agent-skills-name>`), version and stored files. */
+interface ServedSkill {
+  root: string;
+  version: SkillVersionRecord;
+  manifest: ManifestEntry[];
+  entry: Skill;
+}
+
+/**
+ * The registry's catalog as an MCP Skills extension (SEP-2640) source: every ACTIVE or DEPRECATED
+ * skill's current version — both package formats — with every stored file as a resource under
+ * `skill://<domain>/<name>/<path>`, `<name>` being the Agent Skills name (a TypeScript package's
+ * catalog name through the one mapping, `export_bom` → `export-bom`). `frontmatter` is the stored
+ * SKILL.md's, with two projections documented in the README: `name` is the Agent Skills name, and
+ * `metadata` values that are not strings are served as strings (libs/agent-skills projectMetadataStrings);
+ * the SKILL.md resource itself is the stored bytes, unchanged. Files come from the package store.
+ */
+@Injectable()
+export class RegistrySkillSource {
+  private readonly manifests = new Map<string, ManifestEntry[]>();
+  private readonly frontmatters = new Map<string, Record<string, unknown>>();
+  private served: { generation: number; filter: string; skills: ServedSkill[] } | null = null;
+
+  constructor(
+    private readonly catalog: SkillCatalog,
+    private readonly store: PackageStore,
+  ) {}
+
+  /** The SDK's source interface for one connection's filter. */
+  for(filter: ToolFilter): SkillSource {
+    return {
+      list: (params) => this.list(filter, params.cursor),
+      get: async (uri) => (await this.skills(filter)).find((skill) => skill.entry.uri === uri)?.entry,
+      read: (uri) => this.read(filter, uri),
+      readDirectory: (uri, params) => this.readDirectory(filter, uri, params.cursor),
+      listResources: async () => (await this.skills(filter)).map((skill) => skillMdResource(skill)),
+    };
+  }
+
+  /** Changes exactly when what skills/list shows changes (for resources/list_changed). */
+  async fingerprint(): Promise<string> {
+    return (await this.skills({})).map((skill) => `${skill.entry.uri}@${skill.version.contentHash}`).join('\n');
+  }
+
+  private async list(filter: ToolFilter, cursor: string | undefined): Promise<{ skills: Skill[]; nextCursor?: string }> {
+    const skills = await this.skills(filter);
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    const start = after === null ? 0 : skills.findIndex((skill) => skill.entry.uri > after);
+    const page = start < 0 ? [] : skills.slice(start, start + PAGE_SIZE);
+    const last = page[page.length - 1];
+    const more = start >= 0 && start + PAGE_SIZE < skills.length;
+    return { skills: page.map((skill) => skill.entry), ...(more && last ? { nextCursor: encodeCursor(last.entry.uri) } : {}) };
+  }
+
+  private async read(filter: ToolFilter, uri: string): Promise<SkillReadResult | undefined> {
+    const located = await this.locate(filter, uri);
+    if (!located?.file) return undefined;
+    const found = await this.store.readFile(located.skill.version.contentHash, located.file.path);
+    if (!found) return undefined;
+    const mimeType = mediaTypeOf(found.entry.path);
+    if (isTextMediaType(mimeType)) {
+      const text = found.bytes.toString('utf8');
+      // Only text that round-trips goes as text; anything else is served as its exact bytes.
+      if (Buffer.from(text, 'utf8').equals(found.bytes)) return { text, mimeType };
+    }
+    return { bytes: new Uint8Array(found.bytes), mimeType };
+  }
+
+  private async readDirectory(filter: ToolFilter, uri: string, cursor: string | undefined) {
+    const located = await this.locate(filter, uri.endsWith('/') ? uri.slice(0, -1) : uri);
+    if (!located || located.file) return undefined;
+    const prefix = located.directory === '' ? '' : `${located.directory}/`;
+    const children = new Map<string, Resource>();
+    for (const entry of located.skill.manifest) {
+      if (!entry.path.startsWith(prefix)) continue;
+      const rest = entry.path.slice(prefix.length);
+      const slash = rest.indexOf('/');
+      const name = slash < 0 ? rest : rest.slice(0, slash);
+      const childUri = `${located.skill.root}/${prefix}${name}`;
+      if (children.has(childUri)) continue;
+      children.set(childUri, slash < 0 ? fileResource(childUri, entry) : { uri: childUri, name, mimeType: DIRECTORY });
+    }
+    const all = [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : 1));
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    const start = after === null ? 0 : all.findIndex((resource) => resource.uri > after);
+    const page = start < 0 ? [] : all.slice(start, start + PAGE_SIZE);
+    const last = page[page.length - 1];
+    return { resources: page, ...(start >= 0 && start + PAGE_SIZE < all.length && last ? { nextCursor: encodeCursor(last.uri) } : {}) };
+  }
+
+  /** The skill a URI is under, and the file or directory (package-relative) it names. */
+  private async locate(filter: ToolFilter, uri: string) {
+    for (const skill of await this.skills(filter)) {
+      if (uri !== skill.root && !uri.startsWith(`${skill.root}/`)) continue;
+      const relative = uri === skill.root ? '' : decodeURIComponent(uri.slice(skill.root.length + 1));
+      const file = skill.manifest.find((entry) => entry.path === relative);
+      if (file) return { skill, file, directory: null };
+      const isDirectory = relative === '' || skill.manifest.some((entry) => entry.path.startsWith(`${relative}/`));
+      return isDirectory ? { skill, file: null, directory: relative } : undefined;
+    }
+    return undefined;
+  }
+
+  /** The served skills for `filter`, rebuilt when the catalog changes (manifests are immutable, so cached by hash). */
+  private async skills(filter: ToolFilter): Promise<ServedSkill[]> {
+    const key = JSON.stringify(filter);
+    const generation = this.catalog.generation;
+    if (this.served && this.served.generation === generation && this.served.filter === key) return this.served.skills;
+    const skills: ServedSkill[] = [];
+    for (const record of this.catalog.all()) {
+      const version = currentVersion(record);
+      if (!isExecutable(version.status) || !matches(version, filter)) continue;
+      const name = version.agentSkill?.name ?? toAgentSkillsName(version.name);
+      if (!isAgentSkillsName(name)) continue;
+      const manifest = await this.manifestOf(version.contentHash);
+      if (!manifest?.some((entry) => entry.path === 'SKILL.md')) continue;
+      const root = `${SCHEME}${encodeURIComponent(version.domain)}/${name}`;
+      const frontmatter = await this.frontmatterOf(version, name);
+      if (!frontmatter) continue;
+      const entry: Skill = {
+        uri: `${root}/SKILL.md`,
+        frontmatter: frontmatter as Skill['frontmatter'],
+        resources: manifest.map((file) => ({ uri: `${root}/${file.path}`, digest: `sha256:${file.sha256}`, size: file.size })),
+      };
+      skills.push({ root, version, manifest, entry });
+    }
+    skills.sort((a, b) => (a.entry.uri < b.entry.uri ? -1 : 1));
+    this.served = { generation, filter: key, skills };
+    return skills;
+  }
+
+  private async manifestOf(contentHash: string): Promise<ManifestEntry[] | null> {
+    let manifest = this.manifests.get(contentHash);
+    if (!manifest) {
+      manifest = (await this.store.manifest(contentHash)) ?? undefined;
+      if (!manifest) return null;
+      if (this.manifests.size >= MAX_CACHED_MANIFESTS) this.manifests.delete(this.manifests.keys().next().value as string);
+      this.manifests.set(contentHash, manifest);
+    }
+    return manifest;
+  }
+
+  /** SKILL.md's frontmatter with the documented projections (name; string-valued metadata); null when unreadable. */
+  private async frontmatterOf(version: SkillVersionRecord, name: string): Promise<Record<string, unknown> | null> {
+    const cached = this.frontmatters.get(version.contentHash);
+    if (cached) return cached;
+    const file = await this.store.readFile(version.contentHash, 'SKILL.md');
+    const block = file ? /^---\r?\n([\s\S]*?)\r?\n---/.exec(file.bytes.toString('utf8'))?.[1] : undefined;
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = (block ? parseYaml(block) : {}) as Record<string, unknown>;
+    } catch {
+      parsed = {};
+    }
+    const frontmatter: Record<string, unknown> = {
+      ...(parsed && typeof parsed === 'object' ? parsed : {}),
+      name,
+      description: typeof parsed?.description === 'string' && parsed.description ? parsed.description : version.description,
+    };
+    if (version.agentSkill) frontmatter.metadata = version.agentSkill.metadata_strings;
+    else if (frontmatter.metadata && typeof frontmatter.metadata === 'object') {
+      frontmatter.metadata = projectMetadataStrings(frontmatter.metadata as Record<string, unknown>);
+    }
+    if (this.frontmatters.size >= MAX_CACHED_MANIFESTS) this.frontmatters.delete(this.frontmatters.keys().next().value as string);
+    this.frontmatters.set(version.contentHash, frontmatter);
+    return frontmatter;
+  }
+}
+
+function fileResource(uri: string, entry: ManifestEntry): Resource {
+  return { uri, name: entry.path.split('/').pop() as string, mimeType: mediaTypeOf(entry.path), size: entry.size };
+}
+
+function skillMdResource(skill: ServedSkill): Resource {
+  const { frontmatter } = skill.entry;
+  return {
+    uri: skill.entry.uri,
+    name: String(frontmatter.name),
+    description: String(frontmatter.description ?? ''),
+    mimeType: 'text/markdown',
+    size: skill.manifest.find((entry) => entry.path === 'SKILL.md')?.size,
+  };
+}
