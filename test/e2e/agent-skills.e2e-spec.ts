@@ -286,6 +286,49 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
     expect(files.response.files).toHaveLength(2);
   });
 
+  it('applies the semver rule per tool: a removed tool or a narrowed input needs a major version', async () => {
+    const root = await tempRoot();
+    const dir = await writeTextTools(root, '1.1.0');
+    const tools = path.join(dir, 'tools.yaml');
+    const original = await readFile(tools, 'utf8');
+    await writeFile(
+      tools,
+      original.replace(
+        '      required: [text]\n      additionalProperties: false',
+        '      required: [text, language]\n      additionalProperties: false',
+      ),
+    );
+    await writeFile(
+      tools,
+      (await readFile(tools, 'utf8')).replace(
+        '        text: { type: string, minLength: 1 }',
+        '        text: { type: string, minLength: 1 }\n        language: { type: string }',
+      ),
+    );
+    await writeFile(
+      tools,
+      (await readFile(tools, 'utf8')).replace('- input: { text: "one two three" }', '- input: { text: "one two three", language: en }'),
+    );
+    const narrowed = await publish(dir);
+    expect(narrowed).toMatchObject({ status: 422, body: { code: 'PACKAGE_INVALID' } });
+    expect(narrowed.body.report).toContainEqual(
+      expect.objectContaining({
+        category: 'compatibility',
+        file: 'tools.yaml',
+        path: expect.stringMatching(/^\/tools\/count_words\/input/),
+      }),
+    );
+    await writeFile(tools, original.slice(0, original.indexOf('  - name: shout')));
+    const removed = await publish(dir);
+    expect(removed.body.report).toContainEqual(
+      expect.objectContaining({ message: expect.stringContaining('TOOL_REMOVED'), path: '/tools/shout' }),
+    );
+    const major = await writeTextTools(await tempRoot(), '2.0.0');
+    await writeFile(path.join(major, 'tools.yaml'), original.slice(0, original.indexOf('  - name: shout')));
+    expect((await publish(major)).status).toBe(201);
+    await rm(root, { recursive: true, force: true });
+  });
+
   describe('the MCP Skills extension (SEP-2640), read with the official SDK client', () => {
     for (const protocol of ['2025-11-25', '2026-07-28'] as const) {
       it(`serves skills/list, skills/get, verified files and directory reads (${protocol})`, async () => {

@@ -111,8 +111,46 @@ export class PackageIntake {
       valid: result.valid && result.package !== null,
       declaredName: declared ? (result.package?.registryName ?? null) : null,
       compatibility: null,
-      compatibilityIssues: [] as ValidationIssue[],
+      compatibilityIssues: result.valid && result.package ? this.toolCompatibility(result.package) : [],
     };
+  }
+
+  /**
+   * The semver rule per tool of an Agent Skills package: against the highest non-DRAFT version below,
+   * every executable tool must still be there, with schemas compatible under the same rule, unless the
+   * bump allows breaking (compareVersions).
+   */
+  private toolCompatibility(pkg: NonNullable<Awaited<ReturnType<typeof loadAgentSkillPackage>>['package']>): ValidationIssue[] {
+    const previous = previousVersion(this.catalog.get(pkg.registryName), pkg.version);
+    if (!previous || previous.format !== 'agent-skills') return [];
+    const issues: ValidationIssue[] = [];
+    for (const old of previous.tools.filter((tool) => tool.script)) {
+      const current = pkg.tools.find((tool) => tool.name === old.name);
+      const report = compareVersions(
+        { version: previous.version, inputSchema: old.input_schema, outputSchema: old.output_schema, compatibility: 'backward' },
+        {
+          version: pkg.version,
+          inputSchema: current?.inputSchema ?? { not: {} },
+          outputSchema: current?.outputSchema ?? null,
+          compatibility: 'backward',
+        },
+      );
+      if (!current && !report.breaking_allowed) {
+        issues.push({
+          severity: 'error',
+          category: 'compatibility',
+          file: 'tools.yaml',
+          path: `/tools/${old.name}`,
+          message: `tool ${old.name} of ${previous.version} is gone (TOOL_REMOVED)`,
+          hint: 'Keep the tool, or release the package under a new major version (a breaking change needs one).',
+        });
+        continue;
+      }
+      if (current) {
+        for (const issue of compatibilityIssues(report, 'tools.yaml')) issues.push({ ...issue, path: `/tools/${old.name}${issue.path}` });
+      }
+    }
+    return issues;
   }
 
   private compatibility(loaded: Awaited<ReturnType<SkillPackageLoader['load']>>): {
