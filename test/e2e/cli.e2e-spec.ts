@@ -110,4 +110,22 @@ describe('skill-registry CLI', () => {
     expect(offline.stdout).toMatch(/example 0.*not run — required tools unavailable: spice\.simulate/);
     expect((await cli('test', '--help')).stdout).toContain('--tool-adapters');
   });
+
+  it("validates and tests Agent Skills packages too: the report, and each tool's examples in the script sandbox", async () => {
+    const good = path.join(REPO_ROOT, 'test/fixtures/agent-skills/good/mesh-tools');
+    expect(await cli('validate', good)).toMatchObject({ code: 0 });
+    const tested = await cli('--json', 'test', good);
+    expect(tested.code).toBe(0);
+    expect(JSON.parse(tested.stdout)).toMatchObject({
+      name: 'mesh_tools',
+      passed: true,
+      examples: [
+        { tool: 'create_sphere', outcome: 'passed' },
+        { tool: 'list_meshes', outcome: 'passed' },
+      ],
+    });
+    const broken = await cli('validate', path.join(REPO_ROOT, 'test/fixtures/agent-skills/broken/name-mismatch'));
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toContain('INVALID');
+  });
 });

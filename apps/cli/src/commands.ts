@@ -1,7 +1,8 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { manifestHash, manifestOf, packPackageArchive, readPackageDir } from '../../../libs/package-store/src/index.js';
 import { SkillPackageLoader, formatPackageReport } from '../../../libs/skill-loader/src/index.js';
+import { isAgentSkillsPackage, loadAgentSkillPackage } from '../../../libs/agent-skills/src/index.js';
 import { scaffoldFiles } from './scaffold.js';
 
 /** What a command prints: lines for people, or one JSON value with --json. */
@@ -34,7 +35,7 @@ export async function init(target: string, options: { dir: string }, out: Output
 
 /** `validate <dir>`: the registry's validation report; non-zero when the package has errors. */
 export async function validate(dir: string, out: Output, json: boolean): Promise<number> {
-  const loaded = await new SkillPackageLoader({ cacheDir: false }).load(path.resolve(dir));
+  const loaded = await loadEitherFormat(path.resolve(dir));
   if (json)
     out.json({
       name: loaded.identity.name,
@@ -45,6 +46,24 @@ export async function validate(dir: string, out: Output, json: boolean): Promise
     });
   else out.line(formatPackageReport(loaded));
   return loaded.valid ? 0 : 1;
+}
+
+/** A package of either format, as the registry's intake reads it: the report's fields and, for Agent Skills, the package. */
+export async function loadEitherFormat(packageDir: string) {
+  const entries = await readdir(packageDir).catch(() => [] as string[]);
+  if (!isAgentSkillsPackage(entries)) {
+    const loaded = await new SkillPackageLoader({ cacheDir: false }).load(packageDir);
+    return { ...loaded, agentSkill: null };
+  }
+  const result = await loadAgentSkillPackage(packageDir);
+  return {
+    packagePath: packageDir,
+    identity: { name: result.package?.registryName ?? path.basename(packageDir), version: result.package?.version ?? '0.0.0-draft' },
+    valid: result.valid,
+    issues: result.issues,
+    contentHash: manifestHash(manifestOf(await readPackageDir(packageDir))),
+    agentSkill: result.package,
+  };
 }
 
 /** `pack <dir>`: the archive the registry accepts, and its content hash. */

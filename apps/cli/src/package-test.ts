@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,8 @@ import { SkillPackageLoader, formatPackageReport, type LoadedSkillPackage } from
 import { NO_TOOLS_BRIDGE } from '../../executor/src/execution/no-tools-bridge.js';
 import { missingTools } from '../../executor/src/execution/required-tools.js';
 import { SandboxPool } from '../../executor/src/sandbox/sandbox-pool.js';
-import type { Output } from './commands.js';
+import { ScriptSandbox, isolationFromEnvironment } from '../../../libs/script-sandbox/src/index.js';
+import { type Output, loadEitherFormat } from './commands.js';
 
 export interface PackageTestOptions {
   /** Run the package's own `*.spec.ts` tests (default true). */
@@ -47,6 +48,8 @@ const require = createRequire(import.meta.url);
  */
 export async function testPackage(dir: string, options: PackageTestOptions, out: Output, json: boolean): Promise<number> {
   const packageDir = path.resolve(dir);
+  const either = await loadEitherFormat(packageDir);
+  if (either.agentSkill) return testAgentSkill(packageDir, either, options, out, json);
   const loaded = await new SkillPackageLoader({ cacheDir: false }).load(packageDir);
   if (!loaded.valid || !loaded.definition) {
     if (json) out.json({ name: loaded.identity.name, valid: false, issues: loaded.issues, unit: null, examples: [] });
@@ -201,4 +204,94 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
 
 function describe(violations: { pointer: string; message: string }[]): string {
   return violations.map((violation) => `${violation.pointer || '/'} ${violation.message}`).join('; ');
+}
+
+/**
+ * An Agent Skills package: its report, then every executable tool's examples run in the script
+ * sandbox the executor uses (bubblewrap unless SCRIPT_SANDBOX=none), judged as promotion judges them.
+ * Such packages carry no Jest tests of their own.
+ */
+async function testAgentSkill(
+  packageDir: string,
+  loaded: Awaited<ReturnType<typeof loadEitherFormat>>,
+  options: PackageTestOptions,
+  out: Output,
+  json: boolean,
+): Promise<number> {
+  const pkg = loaded.agentSkill as NonNullable<typeof loaded.agentSkill>;
+  if (!loaded.valid) {
+    if (json) out.json({ name: loaded.identity.name, valid: false, issues: loaded.issues, unit: null, examples: [] });
+    else out.line(formatPackageReport(loaded));
+    return 1;
+  }
+  const results: (ExampleResult & { tool: string })[] = [];
+  if (options.examples) {
+    const sandbox = new ScriptSandbox({ isolation: isolationFromEnvironment(process.env) });
+    const validator = new JsonSchemaValidator();
+    const work = await mkdtemp(path.join(tmpdir(), 'skill-examples-'));
+    try {
+      // The sandbox runs scripts as uid 65534: the copy must be readable by it, as the executor's cache is.
+      await chmod(work, 0o755);
+      const copy = path.join(work, 'package');
+      await writePackageFiles(copy, await readPackageDir(packageDir));
+      for (const tool of pkg.tools) {
+        if (tool.script && tool.examples.length === 0) {
+          results.push({
+            tool: tool.name,
+            index: 0,
+            description: null,
+            outcome: 'not_run',
+            reason: 'the tool declares no examples (promotion needs them, or force)',
+            duration_ms: 0,
+          });
+        }
+        for (const [index, example] of tool.examples.entries()) {
+          const started = Date.now();
+          const result = (outcome: ExampleResult['outcome'], reason: string | null) => ({
+            tool: tool.name,
+            index,
+            description: example.description ?? null,
+            outcome,
+            reason,
+            duration_ms: Date.now() - started,
+          });
+          if (!tool.script) {
+            results.push(result('not_run', tool.notExecutableReason ?? 'the tool has no script'));
+            continue;
+          }
+          const outcome = await sandbox.run({
+            packageDir: copy,
+            script: tool.script.path,
+            input: example.input,
+            timeoutMs: tool.timeoutSeconds * 1000,
+          });
+          if (!outcome.ok) {
+            results.push(result('failed', `${outcome.error.code}: ${outcome.error.message}`));
+            continue;
+          }
+          const violations = tool.outputSchema ? validator.validate(tool.outputSchema, outcome.output) : [];
+          if (violations.length) results.push(result('failed', `output does not match the output schema: ${describe(violations)}`));
+          else if (example.output !== undefined && !outputMatchesExample(outcome.output, example.output)) {
+            results.push(result('failed', `output differs from the declared output: got ${JSON.stringify(outcome.output)}`));
+          } else results.push(result('passed', null));
+        }
+      }
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+  const ok = results.every((example) => example.outcome === 'passed');
+  if (json)
+    out.json({ name: loaded.identity.name, version: loaded.identity.version, valid: true, passed: ok, unit: null, examples: results });
+  else {
+    out.line(
+      `${loaded.identity.name} ${loaded.identity.version}: Agent Skills package valid (${pkg.tools.length} tools; no Jest tests of its own)`,
+    );
+    for (const example of results) {
+      out.line(
+        `${example.tool} example ${example.index}: ${example.outcome.replace('_', ' ')}${example.reason ? ` — ${example.reason}` : ''} [${example.duration_ms} ms]`,
+      );
+    }
+  }
+  return ok ? 0 : 1;
 }

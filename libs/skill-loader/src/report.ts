@@ -2,7 +2,10 @@ import { relative } from 'node:path';
 import type { LoadedSkillPackage } from './loader.js';
 
 /** A package's validation report as text for a terminal: one block per package, one entry per issue. */
-export function formatPackageReport(loaded: LoadedSkillPackage, options: { cwd?: string } = {}): string {
+export function formatPackageReport(
+  loaded: Pick<LoadedSkillPackage, 'packagePath' | 'identity' | 'issues' | 'valid'>,
+  options: { cwd?: string } = {},
+): string {
   const where = relative(options.cwd ?? process.cwd(), loaded.packagePath) || '.';
   const errors = loaded.issues.filter((issue) => issue.severity === 'error').length;
   const warnings = loaded.issues.length - errors;
