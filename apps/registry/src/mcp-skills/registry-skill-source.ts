@@ -162,10 +162,11 @@ export class RegistrySkillSource {
     if (cached) return cached;
     const file = await this.store.readFile(version.contentHash, 'SKILL.md');
     const block = file ? /^---\r?\n([\s\S]*?)\r?\n---/.exec(file.bytes.toString('utf8'))?.[1] : undefined;
-    let parsed: Record<string, unknown> = {};
+    let parsed: Record<string, unknown>;
     try {
       parsed = (block ? parseYaml(block) : {}) as Record<string, unknown>;
     } catch {
+      // The intake validated this SKILL.md; a parse failure here serves the catalog's own fields.
       parsed = {};
     }
     const frontmatter: Record<string, unknown> = {
