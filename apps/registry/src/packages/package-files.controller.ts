@@ -1,6 +1,6 @@
-import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTextMediaType } from '../../../../libs/package-store/src/index.js';
 import { PackageContents } from './package-contents.js';
 
@@ -19,13 +19,16 @@ export class PackageFilesController {
 
   @Get('files/*')
   @ApiOperation({ summary: "One file of the version's stored package, byte for byte (ETag = its sha256)" })
+  @ApiParam({ name: 'path', description: 'Package-relative path, e.g. SKILL.md or scripts/greet.py', type: String })
   async file(
     @Param('name') name: string,
     @Param('version') version: string,
-    @Param('*') path: string,
+    @Req() request: FastifyRequest,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    // Fastify's wildcard; read from the request so the document names it `path` (not `*`).
+    const path = (request.params as Record<string, string>)['*'] ?? '';
     const { entry, bytes, mediaType } = await this.contents.file(name, version, path);
     const etag = `"sha256:${entry.sha256}"`;
     void reply.header('ETag', etag).header('Cache-Control', 'public, max-age=31536000, immutable');
