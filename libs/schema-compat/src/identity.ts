@@ -1,7 +1,21 @@
 import { jsonEqual } from './json-equal.js';
-import { type SchemaNode, isSchemaObject } from './keywords.js';
+import { type SchemaNode, isSchemaNode, isSchemaObject } from './keywords.js';
 import type { SchemaDocument } from './schema-document.js';
-import { walkSchema } from './schema-walk.js';
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, walkSchema } from './schema-walk.js';
+
+/** Keywords that never change which instances are valid, and definitions reached only through `$ref`. */
+const IGNORED = new Set([
+  'title',
+  'description',
+  'examples',
+  'default',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$defs',
+  'definitions',
+]);
 
 function refsIn(node: SchemaNode): string[] {
   const refs: string[] = [];
@@ -11,12 +25,42 @@ function refsIn(node: SchemaNode): string[] {
   return refs;
 }
 
+function listEqual(left: unknown, right: unknown): boolean {
+  if (!Array.isArray(left) || !Array.isArray(right)) return jsonEqual(left, right);
+  return left.length === right.length && left.every((item, index) => schemaValueEqual(item, right[index]));
+}
+
+function mapEqual(left: unknown, right: unknown): boolean {
+  if (!isSchemaObject(left) || !isSchemaObject(right)) return jsonEqual(left, right);
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((key) => key in right && schemaValueEqual(left[key], right[key]));
+}
+
+function schemaValueEqual(left: unknown, right: unknown): boolean {
+  return isSchemaNode(left) && isSchemaNode(right) ? schemaEqual(left, right) : jsonEqual(left, right);
+}
+
+/** Equality of two schemas as validators: annotations and `$defs` are ignored at every level. */
+export function schemaEqual(left: SchemaNode, right: SchemaNode): boolean {
+  if (!isSchemaObject(left) || !isSchemaObject(right)) return left === right;
+  const leftKeys = Object.keys(left).filter((key) => !IGNORED.has(key));
+  const rightKeys = Object.keys(right).filter((key) => !IGNORED.has(key));
+  if (leftKeys.length !== rightKeys.length) return false;
+  return leftKeys.every((key) => {
+    if (!(key in right)) return false;
+    if (SCHEMA_SINGLES.includes(key)) return schemaValueEqual(left[key], right[key]);
+    if (SCHEMA_LISTS.includes(key)) return listEqual(left[key], right[key]);
+    if (SCHEMA_MAPS.includes(key)) return mapEqual(left[key], right[key]);
+    return jsonEqual(left[key], right[key]);
+  });
+}
+
 /**
- * True when two nodes are deep-equal and every reference reachable from them designates deep-equal
- * nodes in both documents, so the two accept exactly the same instances.
+ * True when two nodes are equal as validators and every reference reachable from them designates
+ * equal nodes in both documents, so the two accept exactly the same instances.
  */
 export function identicalSchemas(leftDoc: SchemaDocument, left: SchemaNode, rightDoc: SchemaDocument, right: SchemaNode): boolean {
-  if (!jsonEqual(left, right)) return false;
+  if (!schemaEqual(left, right)) return false;
   const pending = refsIn(left);
   const seen = new Set<string>();
   for (let ref = pending.pop(); ref !== undefined; ref = pending.pop()) {
@@ -30,7 +74,7 @@ export function identicalSchemas(leftDoc: SchemaDocument, left: SchemaNode, righ
     }
     const leftTarget = leftDoc.nodeAt(leftPointer);
     const rightTarget = rightDoc.nodeAt(rightPointer);
-    if (leftTarget === undefined || rightTarget === undefined || !jsonEqual(leftTarget, rightTarget)) return false;
+    if (leftTarget === undefined || rightTarget === undefined || !schemaEqual(leftTarget, rightTarget)) return false;
     pending.push(...refsIn(leftTarget));
   }
   return true;

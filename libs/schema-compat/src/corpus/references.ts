@@ -190,4 +190,20 @@ export const REFERENCE_PAIRS: CorpusEntry[] = [
     backward: true,
     forward: false,
   },
+  {
+    keyword: '$ref',
+    name: 'unused definitions changed around an overlapping oneOf',
+    old: { oneOf: [{}, { const: 'ba' }], $defs: { d: { type: 'string' } } },
+    new: { oneOf: [{}, { const: 'ba' }], $defs: { d: { type: 'number' } } },
+    backward: true,
+    forward: true,
+  },
+  {
+    keyword: '$ref',
+    name: 'used definition changed under an identical oneOf',
+    old: { oneOf: [{ $ref: '#/$defs/d' }, { const: 'ba' }], $defs: { d: { type: 'string' } } },
+    new: { oneOf: [{ $ref: '#/$defs/d' }, { const: 'ba' }], $defs: { d: { type: 'string', description: 'renamed' } } },
+    backward: true,
+    forward: true,
+  },
 ];
