@@ -9,6 +9,8 @@ import { ScriptSandbox } from '../../../libs/script-sandbox/src/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
+import { ExecutorMetrics } from './metrics/executor-metrics.js';
+import { ExecutorMetricsController } from './metrics/metrics.controller.js';
 import { createToolBridge } from './execution/tool-bridge.js';
 import { EXECUTION_HOOKS, type ExecutionHook } from './hooks/execution-hook.js';
 import { HookRunner } from './hooks/hook-runner.js';
@@ -84,6 +86,7 @@ export class ExecutorModule {
       HookRunner,
       ExecutionRunner,
       ExecutionWorker,
+      ExecutorMetrics,
       {
         provide: 'EXECUTOR_RESOURCES',
         useFactory: (pool: pg.Pool, redis: Redis) => ({
@@ -98,7 +101,7 @@ export class ExecutorModule {
     return {
       module: ExecutorModule,
       imports: [LoggerModule.forRoot({ pinoHttp: { level: config.LOG_LEVEL, autoLogging: false } })],
-      controllers: [ExecutorHealthController],
+      controllers: [ExecutorHealthController, ExecutorMetricsController],
       providers: [
         ...providers,
         { provide: 'PG_POOL_HEALTH', useExisting: PG_POOL },

@@ -13,6 +13,7 @@ import { RegistryGrpcServer } from './grpc/registry-grpc-server.js';
 import { HostGuard } from './http-edge/host-guard.js';
 import { frameworkErrorHandler, installHttpEdge } from './http-edge/http-edge.js';
 import { RegistryModule } from './registry.module.js';
+import { RegistryMetrics } from './metrics/registry-metrics.js';
 import { createValidationPipe } from './validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -34,6 +35,16 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   app.useLogger(app.get(Logger));
   const hostGuard = new HostGuard(config.ALLOWED_HOSTS, config.HOST);
   installHttpEdge(app, { bodyLimit: BODY_LIMIT_BYTES, hostGuard });
+  // Every HTTP answer (REST and MCP) counted by route pattern, never by raw path; gRPC has its interceptor.
+  const metrics = app.get(RegistryMetrics);
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onResponse', (request, reply, done) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      metrics.observe(route.startsWith('/mcp') ? 'mcp' : 'rest', route, request.method, reply.statusCode, reply.elapsedTime);
+      done();
+    });
   app.get(Logger).log(`HTTP answers to Host ${hostGuard.names?.join(', ') ?? '* (any; ALLOWED_HOSTS=*)'}`, 'HttpEdge');
   app.useGlobalPipes(createValidationPipe());
 

@@ -4,6 +4,7 @@ import { CatalogModule } from './catalog/catalog.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { CoreModule } from './core.module.js';
 import { CompatibilityModule } from './compatibility/compatibility.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { DependenciesModule } from './dependencies/dependencies.module.js';
 import { DiscoveryModule } from './discovery/discovery.module.js';
 import { PackagesModule } from './packages/packages.module.js';
@@ -33,6 +34,7 @@ export class RegistryModule {
         }),
         CoreModule.forRoot(config),
         CatalogModule,
+        MetricsModule,
         DiscoveryModule,
         PackagesModule,
         SkillsModule,

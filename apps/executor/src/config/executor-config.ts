@@ -55,6 +55,8 @@ export const executorConfigSchema = z
           return z.NEVER;
         }
       }),
+    /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+    METRICS_TOKEN: z.string().min(8).optional(),
     /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */
     TOOL_ADAPTERS: checkedList(parseToolAdapters),
     /** Tool ids switched off by feature flag (calls fail as PRECONDITION_FAILED "disabled"). */

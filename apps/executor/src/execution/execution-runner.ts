@@ -16,6 +16,7 @@ import {
 } from '../../../../libs/executions/src/index.js';
 import { PackageCache, PackageUnavailable } from '../../../../libs/package-store/src/index.js';
 import { missingTools } from './required-tools.js';
+import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
@@ -56,6 +57,7 @@ export class ExecutionRunner {
     private readonly scripts: ScriptToolRunner,
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
+    private readonly metrics: ExecutorMetrics,
   ) {}
 
   runningIds(): string[] {
@@ -105,10 +107,13 @@ export class ExecutionRunner {
     if (!idempotent || execution.attempts >= execution.maxAttempts) {
       const failed = await this.executions.finish(execution.id, 'FAILED', { error: lost }, guard);
       if (!failed) return null;
+      this.metrics.takenOver(execution, 'failed');
+      this.metrics.concluded(failed);
       await this.emit(execution.id, { type: 'failed', at: now(), attempt: execution.attempts, error: lost });
       return 'failed';
     }
     if (!(await this.executions.releaseLostAttempt(execution.id, lost, guard))) return null;
+    this.metrics.takenOver(execution, 'released');
     await this.emit(execution.id, { type: 'attempt_failed', at: now(), attempt: execution.attempts, error: lost, next_delay_ms: 0 });
     return 'released';
   }
@@ -166,6 +171,7 @@ export class ExecutionRunner {
   private async runHeldAttempt(execution: ExecutionRecord, version: ExecutableVersion, signal: AbortSignal): Promise<void> {
     const executionId = execution.id;
     const guard: AttemptGuard = { attempt: execution.attempts };
+    this.metrics.attemptStarted(execution);
     this.deferEvent(executionId, { type: 'started', at: now(), attempt: execution.attempts });
     // What this execution runs under (the version's own contract, or its tool's): the one rule, read once.
     const contract = runContractOf(version, execution.tool);
@@ -189,6 +195,7 @@ export class ExecutionRunner {
     if (contract && isRetryable(error, contract.idempotent) && execution.attempts < execution.maxAttempts) {
       const delay = retryDelayMs(execution.attempts + 1, this.config.RETRY_BASE_MS, this.config.RETRY_MAX_MS);
       if (await this.durably(() => this.executions.endAttemptForRetry(executionId, error, guard))) {
+        this.metrics.retried(execution, error);
         await this.emit(executionId, { type: 'attempt_failed', at: now(), attempt: execution.attempts, error, next_delay_ms: delay });
         throw new RetryLater(delay);
       }
@@ -321,6 +328,7 @@ export class ExecutionRunner {
       return;
     }
     if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
+    this.metrics.concluded(finished);
     await this.emit(executionId, event);
   }
 

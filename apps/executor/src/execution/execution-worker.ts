@@ -12,6 +12,7 @@ import {
 } from '../../../../libs/executions/src/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import type { McpBridge } from '@skill-registry/sdk';
 import { ExecutionRunner, RetryLater, TOOL_BRIDGE } from './execution-runner.js';
 
@@ -43,6 +44,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
     private readonly executions: ExecutionsRepository,
     private readonly sandbox: SandboxPool,
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
+    private readonly metrics: ExecutorMetrics,
   ) {}
 
   /** Starts consuming; called once the application is fully initialised. */
@@ -51,6 +53,9 @@ export class ExecutionWorker implements OnApplicationShutdown {
     this.queue = new Queue<ExecutionJob>(EXECUTION_QUEUE, {
       connection: new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: null }),
       prefix: this.config.QUEUE_PREFIX,
+    });
+    this.metrics.observeQueue({
+      jobCounts: () => (this.queue as Queue<ExecutionJob>).getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'),
     });
     this.queue.on('error', (error) => this.logger.warn(`queue: ${error.message}`));
     await this.sandbox.warm(Math.min(2, this.config.EXECUTOR_CONCURRENCY));

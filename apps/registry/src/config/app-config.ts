@@ -119,6 +119,8 @@ export const configSchema = z
       .int()
       .min(1024)
       .default(10 * 1024 * 1024),
+    /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (the API's tokens do not apply). */
+    METRICS_TOKEN: z.string().min(8).optional(),
     /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
     BENCH_BASELINE_ROUTE: z
       .enum(['true', 'false'])
