@@ -52,14 +52,14 @@ export class ExecutorMetrics {
   });
 
   constructor(@Inject('PG_POOL_HEALTH') pool: pg.Pool, sandbox: SandboxPool) {
-    const probe = this;
+    const queueOf = () => this.queue;
     new Gauge({
       name: 'skill_queue_jobs',
       help: 'Jobs in the execution queue, by BullMQ state',
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
-        const counts = await probe.queue?.jobCounts().catch(() => null);
+        const counts = await queueOf()?.jobCounts().catch(() => null);
         for (const [state, count] of Object.entries(counts ?? {})) this.set({ state }, count);
       },
     });
