@@ -59,7 +59,9 @@ export class ExecutorMetrics {
       labelNames: ['state'],
       registers: [this.registry],
       async collect() {
-        const counts = await queueOf()?.jobCounts().catch(() => null);
+        const counts = await queueOf()
+          ?.jobCounts()
+          .catch(() => null);
         for (const [state, count] of Object.entries(counts ?? {})) this.set({ state }, count);
       },
     });
