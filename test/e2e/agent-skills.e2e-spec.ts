@@ -253,6 +253,16 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
       expect(JSON.stringify(result._meta)).toContain('text_tools__shout');
       const bad = await mcp.callTool({ name: 'text_tools__count_words', arguments: { text: '' } });
       expect(bad.isError).toBe(true);
+
+      // Every ACTIVE skill's instructions as a prompt (SKILL.md without its frontmatter), instruction-only ones too.
+      expect(mcp.getServerCapabilities()?.prompts).toEqual({ listChanged: true });
+      const { prompts } = await mcp.listPrompts();
+      expect(prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(['pdf_notes', 'text_tools']));
+      const notes = await mcp.getPrompt({ name: 'pdf_notes' });
+      const text = (notes.messages[0]?.content as { text: string }).text;
+      expect(text.startsWith('# PDF notes')).toBe(true);
+      expect(text).not.toContain('license:');
+      await expect(mcp.getPrompt({ name: 'no_such_skill' })).rejects.toThrow(/Unknown prompt/);
     } finally {
       await mcp.close();
     }

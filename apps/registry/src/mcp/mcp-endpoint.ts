@@ -7,6 +7,7 @@ import { McpServerFactory } from './mcp-server-factory.js';
 import { McpSessions, sendJsonRpcError } from './mcp-sessions.js';
 import { malformedParams } from './mcp-request-check.js';
 import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';
+import { McpPrompts } from '../mcp-skills/mcp-prompts.js';
 import { McpToolList } from './mcp-tool-list.js';
 
 /** How often the catalog generation is compared (it moves on every change on any replica). */
@@ -29,12 +30,14 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
   private seenGeneration = -1;
   private allToolsFingerprint: string | null = null;
   private skillsFingerprint: string | null = null;
+  private promptsFingerprint: string | null = null;
 
   constructor(
     factory: McpServerFactory,
     private readonly sessions: McpSessions,
     private readonly toolList: McpToolList,
     private readonly skills: RegistrySkillSource,
+    private readonly prompts: McpPrompts,
   ) {
     const onerror = (error: Error) => this.logger.debug(`MCP request failed: ${error.message}`);
     this.modern = createMcpHandler((context) => factory.create(connectionOf(context.authInfo)), { legacy: 'reject', onerror });
@@ -88,6 +91,20 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
       this.logger.warn(`could not announce tool changes: ${(error as Error).message}`);
     }
     void this.announceSkillChanges();
+    this.announcePromptChanges();
+  }
+
+  private announcePromptChanges(): void {
+    try {
+      const fingerprint = this.prompts.fingerprint();
+      if (this.promptsFingerprint !== null && fingerprint !== this.promptsFingerprint) {
+        this.sessions.announcePromptChanges();
+        this.modern.notify.promptsChanged();
+      }
+      this.promptsFingerprint = fingerprint;
+    } catch (error) {
+      this.logger.warn(`could not announce prompt changes: ${(error as Error).message}`);
+    }
   }
 
   /** Lifecycle changes reach MCP Skills clients as resources/list_changed, as tool changes do as tools/list_changed. */

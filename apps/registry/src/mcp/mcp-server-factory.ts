@@ -7,6 +7,7 @@ import { domainErrorResult } from './mcp-tool-results.js';
 import { McpToolList } from './mcp-tool-list.js';
 import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';
+import { McpPrompts } from '../mcp-skills/mcp-prompts.js';
 
 export const MCP_SERVER_INFO = { name: 'skill-registry', title: 'Skill Registry', version: '1.0.0' };
 
@@ -30,14 +31,20 @@ export class McpServerFactory {
     private readonly discovery: DiscoveryTools,
     private readonly callSkill: CallSkillTool,
     private readonly skills: RegistrySkillSource,
+    private readonly prompts: McpPrompts,
   ) {}
 
   create(connection: McpConnection): McpServer {
-    const mcp = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    const mcp = new McpServer(MCP_SERVER_INFO, {
+      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } },
+      instructions: INSTRUCTIONS,
+    });
     mcp.server.setRequestHandler('tools/list', (request) => this.toolList.page(connection.filter, request.params?.cursor));
     mcp.server.setRequestHandler('tools/call', (request, context) =>
       this.callTool(request.params.name, request.params.arguments ?? {}, connection, context),
     );
+    mcp.server.setRequestHandler('prompts/list', (request) => this.prompts.list(connection.filter, request.params?.cursor));
+    mcp.server.setRequestHandler('prompts/get', (request) => this.prompts.get(connection.filter, request.params.name));
     // The MCP Skills extension (SEP-2640): skills/list, skills/get, skill:// resources, directory reads.
     new SkillsExtension({
       source: this.skills.for(connection.filter),

@@ -81,6 +81,15 @@ export class McpSessions {
     }
   }
 
+  /** Sends notifications/prompts/list_changed to every session. */
+  announcePromptChanges(): void {
+    for (const session of this.sessions.values()) {
+      session.server.server
+        .sendPromptListChanged()
+        .catch((error: Error) => this.logger.debug(`prompts list_changed not delivered: ${error.message}`));
+    }
+  }
+
   /** Closes sessions idle for longer than SESSION_IDLE_MS. */
   sweep(now = Date.now()): void {
     for (const [id, session] of this.sessions) {

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/server';
+import { decodeCursor, encodeCursor, isExecutable } from '../../../../libs/contracts/src/index.js';
+import { PackageStore } from '../../../../libs/package-store/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
+import { type ToolFilter, matches } from '../tool-definitions/exposed-skills.js';
+
+const PAGE_SIZE = 200;
+
+/**
+ * MCP prompts: each ACTIVE or DEPRECATED skill's instructions — its stored SKILL.md without the
+ * frontmatter — as a prompt named like the skill, so hosts can offer skills as commands. The
+ * connection's filter applies as for tools.
+ */
+@Injectable()
+export class McpPrompts {
+  private readonly bodies = new Map<string, string>();
+
+  constructor(
+    private readonly catalog: SkillCatalog,
+    private readonly store: PackageStore,
+  ) {}
+
+  list(filter: ToolFilter, cursor: unknown): ListPromptsResult {
+    const all = this.versions(filter);
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    const start = after === null ? 0 : all.findIndex((version) => version.name > after);
+    const page = start < 0 ? [] : all.slice(start, start + PAGE_SIZE);
+    const prompts = page.map((version) => ({ name: version.name, title: version.name, description: version.description }));
+    const last = page[page.length - 1];
+    return start >= 0 && start + PAGE_SIZE < all.length && last ? { prompts, nextCursor: encodeCursor(last.name) } : { prompts };
+  }
+
+  async get(filter: ToolFilter, name: string): Promise<GetPromptResult> {
+    const version = this.versions(filter).find((candidate) => candidate.name === name);
+    if (!version) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    return {
+      description: version.description,
+      messages: [{ role: 'user', content: { type: 'text', text: await this.instructions(version) } }],
+    };
+  }
+
+  /** What changes the prompt list (for notifications/prompts/list_changed). */
+  fingerprint(): string {
+    return this.versions({})
+      .map((version) => `${version.name}@${version.version}:${version.contentHash}:${version.status}`)
+      .join('\n');
+  }
+
+  private versions(filter: ToolFilter): SkillVersionRecord[] {
+    return this.catalog
+      .all()
+      .map(currentVersion)
+      .filter((version) => isExecutable(version.status) && matches(version, filter));
+  }
+
+  /** SKILL.md after its frontmatter, from the store (immutable per content hash, so cached). */
+  private async instructions(version: SkillVersionRecord): Promise<string> {
+    const cached = this.bodies.get(version.contentHash);
+    if (cached !== undefined) return cached;
+    const file = await this.store.readFile(version.contentHash, 'SKILL.md');
+    const text = file?.bytes.toString('utf8') ?? '';
+    const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n?/, '').trim() || version.description;
+    if (this.bodies.size >= 5000) this.bodies.delete(this.bodies.keys().next().value as string);
+    this.bodies.set(version.contentHash, body);
+    return body;
+  }
+}
