@@ -50,6 +50,24 @@ function toolsCall(targets) {
   );
 }
 
+/** skill:// URIs near real ones: traversal, encodings, NUL, directories, very long names. */
+const skillUri = fc.oneof(
+  fc.constantFrom(
+    'skill://fuzz/fuzz-echo/SKILL.md',
+    'skill://fuzz/fuzz-echo',
+    'skill://fuzz/fuzz-echo/',
+    'skill://fuzz/fuzz-echo/../../etc/passwd',
+    'skill://fuzz/fuzz-echo/%2e%2e/SKILL.md',
+    'skill://fuzz/fuzz-echo/%ZZ',
+    'skill://fuzz/fuzz-echo/SKILL.md\u0000',
+    'skill://',
+    'skill:///',
+    'file:///etc/passwd',
+  ),
+  fc.string({ maxLength: 200 }).map((tail) => `skill://firmware/${tail}`),
+  fc.constant(`skill://x/${'a'.repeat(100_000)}`),
+);
+
 function params(targets) {
   return {
     initialize: fc.oneof(
@@ -73,6 +91,17 @@ function params(targets) {
     'logging/setLevel': fc.record({ level: fc.oneof(hostileString, wrongType) }),
     'subscriptions/listen': wrongType,
     'server/discover': wrongType,
+    // The MCP Skills extension (SEP-2640) and prompts: hostile URIs, names and cursors.
+    'skills/list': fc.oneof(fc.record({ cursor: fc.oneof(forgedCursor, wrongType) }), wrongType, fc.constant(undefined)),
+    'skills/get': fc.oneof(fc.record({ uri: fc.oneof(skillUri, hostileString, wrongType) }), wrongType),
+    'resources/read': fc.oneof(fc.record({ uri: fc.oneof(skillUri, hostileString, wrongType) }), wrongType),
+    'resources/directory/read': fc.oneof(
+      fc.record({ uri: fc.oneof(skillUri, hostileString, wrongType), cursor: fc.oneof(forgedCursor, wrongType) }),
+      wrongType,
+    ),
+    'resources/list': fc.oneof(fc.record({ cursor: fc.oneof(forgedCursor, wrongType) }), fc.constant(undefined)),
+    'prompts/list': fc.oneof(fc.record({ cursor: fc.oneof(forgedCursor, wrongType) }), wrongType, fc.constant(undefined)),
+    'prompts/get': fc.oneof(fc.record({ name: fc.oneof(hostileString, wrongType), arguments: wrongType }), wrongType),
   };
 }
 
@@ -233,5 +262,5 @@ function describe(p) {
   return 'non-object';
 }
 
-const KNOWN_METHODS = new Set([...Object.keys(params({ active: [{ name: 'x' }] })), 'resources/list', 'prompts/get']);
+const KNOWN_METHODS = new Set(Object.keys(params({ active: [{ name: 'x' }] })));
 const stripUndefined = (object) => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/server';
-import { decodeCursor, encodeCursor, isExecutable } from '../../../../libs/contracts/src/index.js';
+import { isExecutable } from '../../../../libs/contracts/src/index.js';
+import { mcpPage } from '../mcp/mcp-paging.js';
 import { PackageStore } from '../../../../libs/package-store/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
@@ -23,13 +24,9 @@ export class McpPrompts {
   ) {}
 
   list(filter: ToolFilter, cursor: unknown): ListPromptsResult {
-    const all = this.versions(filter);
-    const after = cursor === undefined ? null : decodeCursor(cursor);
-    const start = after === null ? 0 : all.findIndex((version) => version.name > after);
-    const page = start < 0 ? [] : all.slice(start, start + PAGE_SIZE);
+    const { page, nextCursor } = mcpPage(this.versions(filter), (version) => version.name, cursor, PAGE_SIZE);
     const prompts = page.map((version) => ({ name: version.name, title: version.name, description: version.description }));
-    const last = page[page.length - 1];
-    return start >= 0 && start + PAGE_SIZE < all.length && last ? { prompts, nextCursor: encodeCursor(last.name) } : { prompts };
+    return nextCursor ? { prompts, nextCursor } : { prompts };
   }
 
   async get(filter: ToolFilter, name: string): Promise<GetPromptResult> {

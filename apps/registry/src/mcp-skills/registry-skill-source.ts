@@ -3,7 +3,8 @@ import type { Resource } from '@modelcontextprotocol/server';
 import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { parse as parseYaml } from 'yaml';
 import { isAgentSkillsName, projectMetadataStrings, toAgentSkillsName } from '../../../../libs/agent-skills/src/index.js';
-import { decodeCursor, encodeCursor, isExecutable } from '../../../../libs/contracts/src/index.js';
+import { isExecutable } from '../../../../libs/contracts/src/index.js';
+import { mcpPage } from '../mcp/mcp-paging.js';
 import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '../../../../libs/package-store/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
@@ -59,13 +60,8 @@ export class RegistrySkillSource {
   }
 
   private async list(filter: ToolFilter, cursor: string | undefined): Promise<{ skills: Skill[]; nextCursor?: string }> {
-    const skills = await this.skills(filter);
-    const after = cursor === undefined ? null : decodeCursor(cursor);
-    const start = after === null ? 0 : skills.findIndex((skill) => skill.entry.uri > after);
-    const page = start < 0 ? [] : skills.slice(start, start + PAGE_SIZE);
-    const last = page[page.length - 1];
-    const more = start >= 0 && start + PAGE_SIZE < skills.length;
-    return { skills: page.map((skill) => skill.entry), ...(more && last ? { nextCursor: encodeCursor(last.entry.uri) } : {}) };
+    const { page, nextCursor } = mcpPage(await this.skills(filter), (skill) => skill.entry.uri, cursor, PAGE_SIZE);
+    return { skills: page.map((skill) => skill.entry), ...(nextCursor ? { nextCursor } : {}) };
   }
 
   private async read(filter: ToolFilter, uri: string): Promise<SkillReadResult | undefined> {
@@ -97,11 +93,8 @@ export class RegistrySkillSource {
       children.set(childUri, slash < 0 ? fileResource(childUri, entry) : { uri: childUri, name, mimeType: DIRECTORY });
     }
     const all = [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : 1));
-    const after = cursor === undefined ? null : decodeCursor(cursor);
-    const start = after === null ? 0 : all.findIndex((resource) => resource.uri > after);
-    const page = start < 0 ? [] : all.slice(start, start + PAGE_SIZE);
-    const last = page[page.length - 1];
-    return { resources: page, ...(start >= 0 && start + PAGE_SIZE < all.length && last ? { nextCursor: encodeCursor(last.uri) } : {}) };
+    const { page, nextCursor } = mcpPage(all, (resource) => resource.uri, cursor, PAGE_SIZE);
+    return { resources: page, ...(nextCursor ? { nextCursor } : {}) };
   }
 
   /** The skill a URI is under, and the file or directory (package-relative) it names. */

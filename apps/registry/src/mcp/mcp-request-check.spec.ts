@@ -10,6 +10,21 @@ describe('MCP request params checked before the SDK', () => {
     expect(malformedParams([{ jsonrpc: '2.0', id: 3, method: 'ping', params: 'x' }])?.id).toBe(3);
   });
 
+  it('answers -32602 for malformed prompts, resources and skills (SEP-2640) params, found by the fuzz drill', () => {
+    const refused = (method: string, params: unknown) => malformedParams({ jsonrpc: '2.0', id: 9, method, params })?.error;
+    expect(refused('prompts/get', { name: 'x', arguments: null })).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('params.arguments'),
+    });
+    expect(refused('prompts/get', undefined)?.code).toBe(-32602);
+    expect(refused('resources/read', { uri: {} })).toMatchObject({ code: -32602, message: expect.stringContaining('params.uri') });
+    expect(refused('resources/list', { cursor: true })?.code).toBe(-32602);
+    expect(refused('skills/get', { uri: 1 })?.code).toBe(-32602);
+    expect(refused('resources/directory/read', { uri: 'skill://a/b', cursor: 7 })?.code).toBe(-32602);
+    expect(refused('skills/list', { cursor: 'abc' })).toBeUndefined();
+    expect(refused('prompts/get', { name: 'x', arguments: { a: 'b' } })).toBeUndefined();
+  });
+
   it('lets well-formed requests, notifications and unknown methods through (the SDK answers those)', () => {
     expect(malformedParams({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'abc' } })).toBeNull();
     expect(malformedParams({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBeNull();

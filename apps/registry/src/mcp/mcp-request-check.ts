@@ -7,6 +7,7 @@ import { z } from 'zod';
  */
 const meta = z.record(z.string(), z.unknown());
 const paramsBase = z.object({ _meta: meta.optional() }).loose();
+const paginated = paramsBase.extend({ cursor: z.string().optional() });
 const PARAMS_BY_METHOD = new Map<string, z.ZodType>(
   Object.entries({
     initialize: paramsBase.extend({
@@ -14,9 +15,20 @@ const PARAMS_BY_METHOD = new Map<string, z.ZodType>(
       capabilities: z.record(z.string(), z.unknown()),
       clientInfo: z.object({ name: z.string(), version: z.string() }).loose(),
     }),
-    'tools/list': paramsBase.extend({ cursor: z.string().optional() }),
+    'tools/list': paginated,
+    'prompts/list': paginated,
+    'prompts/get': paramsBase.extend({ name: z.string(), arguments: z.record(z.string(), z.string()).optional() }),
+    'resources/list': paginated,
+    'resources/templates/list': paginated,
+    'resources/read': paramsBase.extend({ uri: z.string() }),
+    'skills/list': paginated,
+    'skills/get': paramsBase.extend({ uri: z.string() }),
+    'resources/directory/read': paginated.extend({ uri: z.string() }),
   }),
 );
+
+/** Methods whose params are not optional. */
+const PARAMS_REQUIRED = new Set(['initialize', 'prompts/get', 'resources/read', 'skills/get', 'resources/directory/read']);
 
 /** A JSON-RPC error answer for the first request in `body` whose params are malformed, or null. */
 export function malformedParams(body: unknown): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } } | null {
@@ -26,7 +38,7 @@ export function malformedParams(body: unknown): { jsonrpc: '2.0'; id: unknown; e
     if (typeof method !== 'string' || id === undefined) continue;
     // A Map: a method named `__proto__` must not find a property of Object.prototype.
     const schema = PARAMS_BY_METHOD.get(method) ?? paramsBase;
-    if (params === undefined && method !== 'initialize') continue;
+    if (params === undefined && !PARAMS_REQUIRED.has(method)) continue;
     const parsed = schema.safeParse(params);
     if (parsed.success) continue;
     const issues = parsed.error.issues.map((issue) => `params${issue.path.map((key) => `.${String(key)}`).join('')}: ${issue.message}`);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { ProtocolError, ProtocolErrorCode, type ListToolsResult, type Tool } from '@modelcontextprotocol/server';
-import { CursorInvalid, decodeCursor, encodeCursor } from '../../../../libs/contracts/src/index.js';
+import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
+import { encodeCursor } from '../../../../libs/contracts/src/index.js';
+import { decodeMcpCursor } from './mcp-paging.js';
 import { ExposedSkills, type ExposedSkill, type ToolFilter, filterKey } from '../tool-definitions/exposed-skills.js';
 import { toMcpTool } from '../tool-definitions/tool-definition-formats.js';
 import { DISCOVERY_TOOLS, DISCOVERY_TOOL_NAMES } from './discovery-tools.js';
@@ -31,14 +32,8 @@ export class McpToolList {
   page(filter: ToolFilter, cursor: unknown): ListToolsResult {
     const { tools } = this.listing(filter);
     let start = 0;
-    if (cursor !== undefined) {
-      let after: string;
-      try {
-        after = decodeCursor(cursor);
-      } catch (error) {
-        if (error instanceof CursorInvalid) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: ${error.message}`);
-        throw error;
-      }
+    const after = decodeMcpCursor(cursor);
+    if (after !== undefined) {
       // Skills are in name order after the discovery tools; a cursor names the last tool returned.
       const index = tools.findIndex((tool) => tool.name === after);
       start = index >= 0 ? index + 1 : tools.findIndex((tool, i) => i >= DISCOVERY_TOOLS.length && tool.name > after);
