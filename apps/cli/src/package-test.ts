@@ -188,11 +188,8 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
         results.push(result('failed', `${outcome.error.code}: ${outcome.error.message}`));
         continue;
       }
-      const outputViolations = loaded.outputJsonSchema ? validator.validate(loaded.outputJsonSchema, outcome.output) : [];
-      if (outputViolations.length) results.push(result('failed', `output does not match the output schema: ${describe(outputViolations)}`));
-      else if (example.output !== undefined && !outputMatchesExample(outcome.output, example.output)) {
-        results.push(result('failed', `output differs from the declared output: got ${JSON.stringify(outcome.output)}`));
-      } else results.push(result('passed', null));
+      const failure = judgeOutput(validator, loaded.outputJsonSchema, outcome.output, example.output);
+      results.push(result(failure ? 'failed' : 'passed', failure));
     }
     return results;
   } finally {
@@ -200,6 +197,20 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
     await bridge.close?.();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Why an example's output fails as promotion would judge it (the schema, then the declared output), or null. */
+function judgeOutput(
+  validator: JsonSchemaValidator,
+  outputSchema: Record<string, unknown> | null,
+  output: Record<string, unknown>,
+  declared: unknown,
+): string | null {
+  const violations = outputSchema ? validator.validate(outputSchema, output) : [];
+  if (violations.length) return `output does not match the output schema: ${describe(violations)}`;
+  if (declared !== undefined && !outputMatchesExample(output, declared))
+    return `output differs from the declared output: got ${JSON.stringify(output)}`;
+  return null;
 }
 
 function describe(violations: { pointer: string; message: string }[]): string {
@@ -269,11 +280,8 @@ async function testAgentSkill(
             results.push(result('failed', `${outcome.error.code}: ${outcome.error.message}`));
             continue;
           }
-          const violations = tool.outputSchema ? validator.validate(tool.outputSchema, outcome.output) : [];
-          if (violations.length) results.push(result('failed', `output does not match the output schema: ${describe(violations)}`));
-          else if (example.output !== undefined && !outputMatchesExample(outcome.output, example.output)) {
-            results.push(result('failed', `output differs from the declared output: got ${JSON.stringify(outcome.output)}`));
-          } else results.push(result('passed', null));
+          const failure = judgeOutput(validator, tool.outputSchema, outcome.output, example.output);
+          results.push(result(failure ? 'failed' : 'passed', failure));
         }
       }
     } finally {

@@ -1,6 +1,6 @@
 export { DEFAULT_VERSION, LAYERS } from './dcc-mcp.js';
 export { isAgentSkillsPackage } from './detect.js';
-export { COMPATIBILITY_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, FRONTMATTER_KEYS } from './frontmatter.js';
+export { COMPATIBILITY_MAX_LENGTH, DESCRIPTION_MAX_LENGTH, FRONTMATTER_KEYS, splitSkillMarkdown } from './frontmatter.js';
 export { loadAgentSkillPackage } from './loader.js';
 export { projectMetadataStrings, VENDOR_NAMESPACES } from './metadata-strings.js';
 export {

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidSchemaError, checkCompatibility } from '../../../../libs/schema-compat/src/index.js';
-import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { SchemaInvalid, SkillNotFound } from '../problem/domain-errors.js';
+import { SchemaInvalid } from '../problem/domain-errors.js';
+import { SkillQueries } from '../skills/skill-queries.js';
 import { compareVersions } from './version-compatibility.js';
 
 /** The compatibility checks callers can ask for: two schemas, or two stored versions of a skill. */
 @Injectable()
 export class CompatibilityQueries {
-  constructor(private readonly catalog: SkillCatalog) {}
+  constructor(private readonly skills: SkillQueries) {}
 
   /** Stateless: `old` → `new` in `direction`; a schema that is not valid 2020-12 is a 422. */
   check(oldSchema: unknown, newSchema: unknown, direction: 'backward' | 'forward' | 'full') {
@@ -21,18 +21,6 @@ export class CompatibilityQueries {
 
   /** The report between two stored versions, as registration computed it (under `to`'s policy). */
   between(name: string, from: string, to: string) {
-    const skill = this.catalog.get(name);
-    if (!skill) throw new SkillNotFound(name);
-    const versionOf = (version: string) => {
-      const found = skill.versions.find((candidate) => candidate.version === version);
-      if (!found)
-        throw new SkillNotFound(
-          name,
-          version,
-          skill.versions.map((v) => `${v.version} (${v.status})`),
-        );
-      return found;
-    };
-    return compareVersions(versionOf(from), versionOf(to));
+    return compareVersions(this.skills.version(name, from), this.skills.version(name, to));
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/server';
+import { splitSkillMarkdown } from '../../../../libs/agent-skills/src/index.js';
 import { isExecutable } from '../../../../libs/contracts/src/index.js';
 import { mcpPage } from '../mcp/mcp-paging.js';
 import { PackageStore } from '../../../../libs/package-store/src/index.js';
@@ -58,7 +59,7 @@ export class McpPrompts {
     if (cached !== undefined) return cached;
     const file = await this.store.readFile(version.contentHash, 'SKILL.md');
     const text = file?.bytes.toString('utf8') ?? '';
-    const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n?/, '').trim() || version.description;
+    const body = (splitSkillMarkdown(text)?.body ?? text).trim() || version.description;
     if (this.bodies.size >= 5000) this.bodies.delete(this.bodies.keys().next().value as string);
     this.bodies.set(version.contentHash, body);
     return body;

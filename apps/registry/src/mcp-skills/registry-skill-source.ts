@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Resource } from '@modelcontextprotocol/server';
 import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { parse as parseYaml } from 'yaml';
-import { isAgentSkillsName, projectMetadataStrings, toAgentSkillsName } from '../../../../libs/agent-skills/src/index.js';
+import {
+  isAgentSkillsName,
+  projectMetadataStrings,
+  splitSkillMarkdown,
+  toAgentSkillsName,
+} from '../../../../libs/agent-skills/src/index.js';
 import { isExecutable } from '../../../../libs/contracts/src/index.js';
 import { mcpPage } from '../mcp/mcp-paging.js';
 import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '../../../../libs/package-store/src/index.js';
@@ -154,7 +159,7 @@ export class RegistrySkillSource {
     const cached = this.frontmatters.get(version.contentHash);
     if (cached) return cached;
     const file = await this.store.readFile(version.contentHash, 'SKILL.md');
-    const block = file ? /^---\r?\n([\s\S]*?)\r?\n---/.exec(file.bytes.toString('utf8'))?.[1] : undefined;
+    const block = file ? splitSkillMarkdown(file.bytes.toString('utf8'))?.frontmatter : undefined;
     let parsed: Record<string, unknown>;
     try {
       parsed = (block ? parseYaml(block) : {}) as Record<string, unknown>;

@@ -31,6 +31,7 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
   private allToolsFingerprint: string | null = null;
   private skillsFingerprint: string | null = null;
   private promptsFingerprint: string | null = null;
+  private skillAnnouncement: Promise<void> = Promise.resolve();
 
   constructor(
     factory: McpServerFactory,
@@ -73,6 +74,8 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
 
   async beforeApplicationShutdown(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    // A skills fingerprint still reading the store finishes before the pools close under it.
+    await this.skillAnnouncement;
     // Open notification streams would otherwise keep the HTTP server from closing.
     await Promise.all([this.sessions.closeAll(), this.modern.close()]);
   }
@@ -90,7 +93,7 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
     } catch (error) {
       this.logger.warn(`could not announce tool changes: ${(error as Error).message}`);
     }
-    void this.announceSkillChanges();
+    this.skillAnnouncement = this.skillAnnouncement.then(() => this.announceSkillChanges());
     this.announcePromptChanges();
   }
 
@@ -98,7 +101,7 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
     try {
       const fingerprint = this.prompts.fingerprint();
       if (this.promptsFingerprint !== null && fingerprint !== this.promptsFingerprint) {
-        this.sessions.announcePromptChanges();
+        this.sessions.announceListChanged('prompts');
         this.modern.notify.promptsChanged();
       }
       this.promptsFingerprint = fingerprint;
@@ -112,7 +115,7 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
     try {
       const fingerprint = await this.skills.fingerprint();
       if (this.skillsFingerprint !== null && fingerprint !== this.skillsFingerprint) {
-        this.sessions.announceResourceChanges();
+        this.sessions.announceListChanged('resources');
         this.modern.notify.resourcesChanged();
       }
       this.skillsFingerprint = fingerprint;

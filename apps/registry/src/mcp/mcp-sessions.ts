@@ -72,21 +72,13 @@ export class McpSessions {
     }
   }
 
-  /** Sends notifications/resources/list_changed to every session (the skills it sees changed). */
-  announceResourceChanges(): void {
+  /** Sends notifications/resources/list_changed or prompts/list_changed to every session. */
+  announceListChanged(list: 'resources' | 'prompts'): void {
     for (const session of this.sessions.values()) {
-      session.server.server
-        .sendResourceListChanged()
-        .catch((error: Error) => this.logger.debug(`resources list_changed not delivered: ${error.message}`));
-    }
-  }
-
-  /** Sends notifications/prompts/list_changed to every session. */
-  announcePromptChanges(): void {
-    for (const session of this.sessions.values()) {
-      session.server.server
-        .sendPromptListChanged()
-        .catch((error: Error) => this.logger.debug(`prompts list_changed not delivered: ${error.message}`));
+      const server = session.server.server;
+      (list === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged()).catch((error: Error) =>
+        this.logger.debug(`${list} list_changed not delivered: ${error.message}`),
+      );
     }
   }
 

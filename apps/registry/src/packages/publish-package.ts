@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
+import { splitSkillMarkdown } from '../../../../libs/agent-skills/src/index.js';
 import { PackageStore, manifestHash, manifestOf, readPackageArchive, type PackageFile } from '../../../../libs/package-store/src/index.js';
 import type { Principal } from '../auth/principal.js';
 import { assertMayPublish } from '../auth/token-authenticator.js';
@@ -84,7 +85,7 @@ function packageLocation(files: PackageFile[]): [string, string] {
   const skillMd = files.find((file) => file.path === 'SKILL.md');
   if (!definition && skillMd) {
     // An Agent Skills package: its directory is its frontmatter name (the loader reports a bad one).
-    const frontmatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(skillMd.bytes.toString('utf8'))?.[1] ?? '';
+    const frontmatter = splitSkillMarkdown(skillMd.bytes.toString('utf8'))?.frontmatter ?? '';
     const name = /^name:\s*["']?([a-z0-9][a-z0-9-]{0,63})["']?\s*$/m.exec(frontmatter)?.[1];
     return ['agent-skills', name ?? 'package'];
   }
