@@ -18,6 +18,7 @@ import { SearchModule } from './search/search.module.js';
 import { SkillsModule } from './skills/skills.module.js';
 import { ToolsModule } from './tools/tools.module.js';
 import { ToolDefinitionsModule } from './tool-definitions/tool-definitions.module.js';
+import { TwinModule } from './twin/twin.module.js';
 
 @Module({})
 export class RegistryModule {
@@ -47,6 +48,7 @@ export class RegistryModule {
         GrpcModule,
         ToolsModule,
         ToolDefinitionsModule,
+        TwinModule,
         McpModule,
       ],
       controllers: config.BENCH_BASELINE_ROUTE ? [BaselineController] : [],

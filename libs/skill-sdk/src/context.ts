@@ -35,10 +35,99 @@ export interface McpBridge {
   listTools(capability?: string): Promise<ToolDescriptor[]>;
 }
 
+/** One immutable revision of a work product's content. */
+export interface WorkProductRevision {
+  /** Revision number, unique within the work product across every branch (1, 2, ...). */
+  revision: number;
+  /** Branch the revision was written on. */
+  branch: string;
+  /** `sha256:<hex>` of the content; also the HTTP ETag. */
+  contentHash: string;
+  mediaType: string;
+  /** Content size in bytes. */
+  size: number;
+  metadata: Record<string, unknown>;
+  /** Token identity of the writer, or `execution:<id>` when a skill wrote it. */
+  createdBy: string;
+  /** Execution that wrote the revision, when a skill did. */
+  executionId: string | null;
+  /** ISO 8601 time of the write. */
+  createdAt: string;
+}
+
+/** A named, typed engineering artefact (a CAD model, a mesh, a netlist, ...) as seen on one branch. */
+export interface WorkProduct {
+  id: string;
+  /** `cad_model`, `mesh`, `netlist`, `pcb`, `simulation_result`, `report`, ... (lower_snake_case, extensible). */
+  kind: string;
+  name: string;
+  /** Branch this view is of. */
+  branch: string;
+  /** The revision current on that branch. */
+  current: WorkProductRevision;
+  createdAt: string;
+}
+
+/** A constraint on a work product, e.g. `{ kind: 'max_von_mises_stress', max_von_mises_mpa: 235, safety_factor: 1.5, material: 's235' }`. */
+export interface TwinConstraint {
+  /** The constraint kind; its other fields are validated against that kind's schema. */
+  kind: string;
+  [field: string]: unknown;
+}
+
+/** The content of one revision. */
+export interface WorkProductContent {
+  bytes: Uint8Array;
+  mediaType: string;
+  revision: number;
+  contentHash: string;
+  /** The bytes decoded as UTF-8 (for text formats: meshes, decks, netlists). */
+  text(): string;
+}
+
+/** What `putWorkProduct` writes: a new work product, or a new revision of `id`. */
+export interface PutWorkProductRequest {
+  /** Existing work product to add a revision to; omit to create a work product. */
+  id?: string;
+  kind: string;
+  name: string;
+  /** Text is stored as UTF-8. */
+  content: string | Uint8Array;
+  mediaType: string;
+  metadata?: Record<string, unknown>;
+  /** Defaults to the execution's branch. */
+  branch?: string;
+}
+
+/** Options naming the branch of a twin call; the default is the execution's branch. */
+export interface TwinBranchOption {
+  branch?: string;
+}
+
+/**
+ * The digital twin: work products and their constraints, per branch. Every call goes through the
+ * executor (the handler has no database access), is an event of the execution, and is recorded as
+ * its provenance (which revisions it read and wrote).
+ */
+export interface TwinApi {
+  /** The work product as current on the branch, or null when it does not exist there (or is archived). */
+  getWorkProduct(id: string, options?: TwinBranchOption): Promise<WorkProduct | null>;
+  /** Content of the current revision on the branch, or of `revision` (which must be visible on the branch). Throws TwinError when missing. */
+  readContent(id: string, options?: TwinBranchOption & { revision?: number }): Promise<WorkProductContent>;
+  /** Writes a revision on the branch; returns the work product id and the new revision. */
+  putWorkProduct(request: PutWorkProductRequest): Promise<{ id: string; revision: number; contentHash: string; branch: string }>;
+  /** Work products current on the branch (archived ones hidden), optionally of one kind; at most 1,000. */
+  listWorkProducts(options?: TwinBranchOption & { kind?: string }): Promise<WorkProduct[]>;
+  /** Constraints current on the branch for the work product; empty when none are set. Throws TwinError when the work product is missing. */
+  getConstraints(id: string, options?: TwinBranchOption): Promise<TwinConstraint[]>;
+}
+
 /** Everything a skill handler may use while it runs. */
 export interface SkillContext {
   /** MCP bridge to the tool adapters. */
   readonly mcp: McpBridge;
+  /** The digital twin: work products and constraints on `branch` (and other branches by name). */
+  readonly twin: TwinApi;
   /** Logger bound to `executionId` and `sessionId`. */
   readonly logger: SkillLogger;
   /** Id of the execution this handler instance serves. */

@@ -63,6 +63,23 @@ export class McpTimeoutError extends SkillError {
   }
 }
 
+/** Why a twin call failed: the work product, revision or branch is not there, or the write was refused. */
+export type TwinErrorReason = 'NOT_FOUND' | 'BRANCH_NOT_FOUND' | 'INVALID' | 'TOO_LARGE' | 'CANCELLED' | 'UNAVAILABLE';
+
+/**
+ * A digital twin call failed. Missing work products map to `PRECONDITION_FAILED` (the caller named
+ * something that is not on the branch, never retried); anything else to `HANDLER_ERROR`.
+ */
+export class TwinError extends SkillError {
+  constructor(
+    readonly reason: TwinErrorReason,
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super(reason === 'NOT_FOUND' || reason === 'BRANCH_NOT_FOUND' ? 'PRECONDITION_FAILED' : 'HANDLER_ERROR', message, { reason, ...details });
+  }
+}
+
 /** A skill package could not be loaded (raised by loaders, reported as DRAFT by the registry). */
 export class SkillLoadError extends Error {
   constructor(

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
 import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
 import { isolationFromEnvironment } from '../../../../libs/script-sandbox/src/index.js';
+import { TWIN_LIMIT_VARIABLES } from '../../../../libs/twin/src/index.js';
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -55,6 +56,8 @@ export const executorConfigSchema = z
           return z.NEVER;
         }
       }),
+    /** Limits of the digital twin: one revision's content, and all content written on one branch. */
+    ...TWIN_LIMIT_VARIABLES,
     /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
     METRICS_TOKEN: z.string().min(8).optional(),
     /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */

@@ -17,6 +17,9 @@ type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 /** Marks a route as needing a publisher or admin token; the use-case checks the publisher's name scopes. */
 export const PublisherOrAdmin = () => applyDecorators(SetMetadata(ACCESS_LEVEL, 'publish' satisfies AccessLevel), ApiBearerAuth());
 
+/** Marks a route as a write by any known token (agent, publisher or admin), recorded with its identity. */
+export const AnyToken = () => applyDecorators(SetMetadata(ACCESS_LEVEL, 'write' satisfies AccessLevel), ApiBearerAuth());
+
 /** Global guard: every route is a read unless marked Public, PublisherOrAdmin or AdminOnly (a method's mark wins over its class's). */
 @Injectable()
 export class AuthGuard implements CanActivate {

@@ -11,11 +11,12 @@ export class Forbidden extends Error {
 }
 
 /**
- * What a route needs: `read` any known token (or none while AGENT_TOKENS is unset), `publish` a
+ * What a route needs: `read` any known token (or none while AGENT_TOKENS is unset), `write` any
+ * known token (never none: a write is recorded with who made it), `publish` a
  * publisher or admin token (the name scope is checked by the use-case, see assertMayPublish), `admin`
  * an admin token.
  */
-export type AccessLevel = 'public' | 'read' | 'publish' | 'admin';
+export type AccessLevel = 'public' | 'read' | 'write' | 'publish' | 'admin';
 
 /**
  * The one place that decides who a bearer token is and what it may do; REST, gRPC and MCP all ask
@@ -47,6 +48,8 @@ export class TokenAuthenticator {
       }
       return principal;
     }
+    if (level === 'write' && !principal)
+      throw new Unauthenticated('This call writes to the twin and needs an agent, publisher or admin bearer token');
     if (principal) return principal;
     if (this.config.AGENT_TOKENS.length > 0) throw new Unauthenticated('This call needs a bearer token (AGENT_TOKENS is set)');
     return ANONYMOUS;

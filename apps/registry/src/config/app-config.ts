@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
 import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
+import { TWIN_LIMIT_VARIABLES } from '../../../../libs/twin/src/index.js';
 
 /** A bearer token and the identity it acts as; a publisher's also the skill names it may publish. */
 export interface TokenEntry {
@@ -119,6 +120,8 @@ export const configSchema = z
       .int()
       .min(1024)
       .default(10 * 1024 * 1024),
+    /** Limits of the digital twin: one revision's content, and all content written on one branch. */
+    ...TWIN_LIMIT_VARIABLES,
     /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (the API's tokens do not apply). */
     METRICS_TOKEN: z.string().min(8).optional(),
     /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */

@@ -5,6 +5,7 @@ import { JsonRejected, assertStorableText, parseStrictJson } from '../../../../l
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { sendProblem } from '../problem/problem-details.filter.js';
 import { HostGuard } from './host-guard.js';
+import { registerTwinUploads } from '../twin/twin-uploads.js';
 
 const logger = new Logger('HttpEdge');
 
@@ -27,6 +28,8 @@ export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimi
   const fastify = app.getHttpAdapter().getInstance();
   // Package archives reach their route as the raw stream: it is capped and checked as it is read (libs/package-store).
   fastify.addContentTypeParser(['application/gzip', 'application/x-gzip'], (_request, payload, done) => done(null, payload));
+  // Work product uploads likewise, whatever their media type.
+  registerTwinUploads(fastify);
   fastify.addHook('onRequest', async (request: FastifyRequest) => options.hostGuard.check(request));
   fastify.addHook('preValidation', async (request: FastifyRequest) => {
     checkParameters(request.query, 'query');

@@ -1,6 +1,7 @@
 import { clip, printable } from '../../../../libs/contracts/src/strict-json.js';
 import { isDatabaseUnavailable } from '../../../../libs/database/src/pg-pool.js';
 import { ArchiveRejected, PackageTooLarge } from '../../../../libs/package-store/src/index.js';
+import { TwinFailure } from '../../../../libs/twin/src/index.js';
 
 /**
  * Typed errors of the registry's domain. They carry a stable code and the facts a client needs;
@@ -216,7 +217,41 @@ export function asDomainError(error: unknown): unknown {
   if (error instanceof ArchiveRejected) {
     return error.limit ? new PackageOverLimit(error.message, error.limit, error.entry) : new ArchiveInvalid(error.message, error.entry);
   }
+  if (error instanceof TwinFailure) return twinError(error);
   return isDatabaseUnavailable(error) ? new DatabaseUnavailable() : error;
+}
+
+/** A refused twin operation, under the stable code of its reason (an INVALID one is VALIDATION_FAILED, like any bad request). */
+export class TwinRefused extends DomainError {
+  constructor(
+    readonly code:
+      | 'TWIN_BRANCH_NOT_FOUND'
+      | 'TWIN_BRANCH_EXISTS'
+      | 'WORK_PRODUCT_NOT_FOUND'
+      | 'REVISION_NOT_FOUND'
+      | 'KIND_MISMATCH'
+      | 'TWIN_TOO_LARGE'
+      | 'UNSUPPORTED_MEDIA_TYPE',
+    message: string,
+    details: Record<string, unknown>,
+  ) {
+    super(message, details);
+  }
+}
+
+const TWIN_CODES = {
+  BRANCH_NOT_FOUND: 'TWIN_BRANCH_NOT_FOUND',
+  BRANCH_EXISTS: 'TWIN_BRANCH_EXISTS',
+  WORK_PRODUCT_NOT_FOUND: 'WORK_PRODUCT_NOT_FOUND',
+  REVISION_NOT_FOUND: 'REVISION_NOT_FOUND',
+  KIND_MISMATCH: 'KIND_MISMATCH',
+  TOO_LARGE: 'TWIN_TOO_LARGE',
+  MEDIA_TYPE_UNSUPPORTED: 'UNSUPPORTED_MEDIA_TYPE',
+} as const;
+
+function twinError(failure: TwinFailure): DomainError {
+  if (failure.reason === 'INVALID') return new RequestInvalid(`Request is invalid: ${printable(failure.message)}`, failure.errors);
+  return new TwinRefused(TWIN_CODES[failure.reason], printable(failure.message), failure.details);
 }
 
 /** A package (on disk or in an archive) over one of its limits (PACKAGE_MAX_BYTES, ...). */

@@ -1,0 +1,212 @@
+import { Body, Controller, Get, Headers, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TwinStore, twinLimitsOf } from '../../../../libs/twin/src/index.js';
+import { isTextMediaType } from '../../../../libs/package-store/src/index.js';
+import { AnyToken, CurrentPrincipal } from '../auth/auth.guard.js';
+import type { Principal } from '../auth/principal.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import {
+  CREATE_BRANCH_SCHEMA,
+  SET_CONSTRAINTS_SCHEMA,
+  parseBranchListQuery,
+  parseConstraintsBody,
+  parseContentQuery,
+  parseCreateBranchBody,
+  parseRevisionParam,
+  parseRevisionUploadQuery,
+  parseUploadQuery,
+  parseWorkProductListQuery,
+} from './twin.dto.js';
+import { presentBranch, presentConstraints, presentProvenance, presentRevision, presentWorkProduct } from './twin.presenter.js';
+import { readUpload, uploadMediaType } from './twin-uploads.js';
+
+/**
+ * The digital twin over REST: branches, work products (raw uploads, downloads with the content hash
+ * as ETag), constraints and provenance. Reads follow the read rule; writes need a known token and
+ * are recorded with its identity.
+ */
+@ApiTags('twin')
+@Controller('v1/twin')
+export class TwinController {
+  constructor(
+    private readonly twin: TwinStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('branches')
+  @ApiOperation({ summary: 'Branches of the twin, by name (promotion branches only with include_promotion=true)' })
+  async branches(@Query() rawQuery: unknown) {
+    const query = parseBranchListQuery(rawQuery);
+    const items = await this.twin.listBranches({
+      includePromotion: query.include_promotion === 'true',
+      after: query.cursor,
+      limit: query.limit,
+    });
+    return { items: items.map(presentBranch), next_cursor: items.length === query.limit ? (items.at(-1)?.name ?? null) : null };
+  }
+
+  @Post('branches')
+  @AnyToken()
+  @ApiOperation({ summary: 'Create a branch from another (default main) as it was at a moment (default now): 201' })
+  @ApiBody({ schema: CREATE_BRANCH_SCHEMA })
+  async createBranch(@Body() rawBody: unknown, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
+    const body = parseCreateBranchBody(rawBody);
+    const branch = await this.twin.createBranch(
+      { name: body.name, from: body.from, at: body.at ? new Date(body.at) : undefined },
+      principal,
+    );
+    reply.status(201).header('Location', `/v1/twin/branches/${branch.name}`);
+    return presentBranch(branch);
+  }
+
+  @Get('branches/:branch')
+  @ApiOperation({ summary: 'One branch' })
+  async branch(@Param('branch') branch: string) {
+    return presentBranch(await this.twin.branch(branch));
+  }
+
+  @Get('branches/:branch/work-products')
+  @ApiOperation({ summary: 'Work products current on the branch (archived ones hidden), by id; filter by kind or name' })
+  async workProducts(@Param('branch') branch: string, @Query() rawQuery: unknown) {
+    const query = parseWorkProductListQuery(rawQuery);
+    const items = await this.twin.list(branch, { kind: query.kind, name: query.name, after: query.cursor, limit: query.limit });
+    return { items: items.map(presentWorkProduct), next_cursor: items.length === query.limit ? (items.at(-1)?.id ?? null) : null };
+  }
+
+  @Post('branches/:branch/work-products')
+  @AnyToken()
+  @ApiOperation({
+    summary: 'Upload a new work product: the raw content as the body, its media type as Content-Type: 201 with revision 1',
+    description: '413 TWIN_TOO_LARGE over TWIN_MAX_REVISION_BYTES or the branch quota; 415 for forms or a missing media type.',
+  })
+  @ApiConsumes('application/octet-stream')
+  @ApiQuery({
+    name: 'kind',
+    required: true,
+    description: 'cad_model, mesh, netlist, pcb, simulation_result, report, ... (lower_snake_case)',
+  })
+  @ApiQuery({ name: 'name', required: true })
+  @ApiQuery({ name: 'metadata', required: false, description: 'A JSON object, URL-encoded' })
+  async upload(
+    @Param('branch') branch: string,
+    @Query() rawQuery: unknown,
+    @Req() request: FastifyRequest,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const query = parseUploadQuery(rawQuery);
+    const bytes = await readUpload(request, twinLimitsOf(this.config));
+    const created = await this.twin.put(
+      { branch, kind: query.kind, name: query.name, bytes, mediaType: uploadMediaType(request), metadata: query.metadata },
+      principal,
+    );
+    reply.status(201).header('Location', `/v1/twin/branches/${created.branch}/work-products/${created.id}`);
+    return presentWorkProduct(created);
+  }
+
+  @Get('branches/:branch/work-products/:id')
+  @ApiOperation({ summary: 'A work product as current on the branch' })
+  async workProduct(@Param('branch') branch: string, @Param('id') id: string) {
+    return presentWorkProduct(await this.twin.require(id, branch));
+  }
+
+  @Post('branches/:branch/work-products/:id/revisions')
+  @AnyToken()
+  @ApiOperation({
+    summary: 'Upload a new revision on the branch: 201, or 200 when the content, media type and metadata equal the current revision',
+  })
+  @ApiConsumes('application/octet-stream')
+  @ApiQuery({ name: 'metadata', required: false, description: 'A JSON object, URL-encoded' })
+  async uploadRevision(
+    @Param('branch') branch: string,
+    @Param('id') id: string,
+    @Query() rawQuery: unknown,
+    @Req() request: FastifyRequest,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const query = parseRevisionUploadQuery(rawQuery);
+    const existing = await this.twin.require(id, branch);
+    const bytes = await readUpload(request, twinLimitsOf(this.config));
+    const written = await this.twin.put(
+      { branch, id: existing.id, kind: existing.kind, bytes, mediaType: uploadMediaType(request), metadata: query.metadata },
+      principal,
+    );
+    reply.status(written.current.revision === existing.current.revision ? 200 : 201);
+    return presentWorkProduct(written);
+  }
+
+  @Get('branches/:branch/work-products/:id/revisions')
+  @ApiOperation({ summary: 'Revisions of the work product visible on the branch, newest first' })
+  async revisions(@Param('branch') branch: string, @Param('id') id: string) {
+    return { items: (await this.twin.revisions(id, branch)).map(presentRevision) };
+  }
+
+  @Get('branches/:branch/work-products/:id/content')
+  @ApiOperation({
+    summary: 'The content of the current (or ?revision=) revision, byte for byte; ETag = its content hash, 304 on If-None-Match',
+  })
+  @ApiQuery({ name: 'revision', required: false, type: Number })
+  async content(
+    @Param('branch') branch: string,
+    @Param('id') id: string,
+    @Query() rawQuery: unknown,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { revision: asked } = parseContentQuery(rawQuery);
+    const { revision, bytes } = await this.twin.readContent(id, branch, asked);
+    const etag = `"${revision.contentHash as string}"`;
+    void reply.header('ETag', etag).header('X-Revision', String(revision.revision));
+    // A numbered revision never changes; "the current one" does.
+    void reply.header('Cache-Control', asked !== undefined ? 'public, max-age=31536000, immutable' : 'no-cache');
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag)) {
+      void reply.status(304).send();
+      return;
+    }
+    const mediaType = revision.mediaType as string;
+    void reply
+      .header('Content-Type', isTextMediaType(mediaType) && !mediaType.includes('charset') ? `${mediaType}; charset=utf-8` : mediaType)
+      .send(bytes);
+  }
+
+  @Post('branches/:branch/work-products/:id/archive')
+  @AnyToken()
+  @ApiOperation({
+    summary: 'Archive the work product on the branch: hidden there from now on, its revisions kept; a new revision restores it',
+  })
+  async archive(@Param('branch') branch: string, @Param('id') id: string, @CurrentPrincipal() principal: Principal) {
+    return presentRevision(await this.twin.archive(id, branch, principal));
+  }
+
+  @Get('branches/:branch/work-products/:id/constraints')
+  @ApiOperation({ summary: 'The constraints current on the branch (empty when none are set)' })
+  async constraints(@Param('branch') branch: string, @Param('id') id: string) {
+    const { workProduct, constraints } = await this.twin.constraints(id, branch);
+    return presentConstraints(workProduct, constraints);
+  }
+
+  @Put('branches/:branch/work-products/:id/constraints')
+  @AnyToken()
+  @ApiOperation({
+    summary: "Set the work product's constraints on the branch (a new constraints revision); each is checked against its kind's schema",
+  })
+  @ApiBody({ schema: SET_CONSTRAINTS_SCHEMA })
+  async setConstraints(
+    @Param('branch') branch: string,
+    @Param('id') id: string,
+    @Body() rawBody: unknown,
+    @CurrentPrincipal() principal: Principal,
+  ) {
+    const body = parseConstraintsBody(rawBody);
+    const written = await this.twin.setConstraints(id, branch, body.constraints, principal);
+    return presentConstraints(await this.twin.require(id, branch), written);
+  }
+
+  @Get('work-products/:id/revisions/:revision/provenance')
+  @ApiOperation({ summary: 'Who wrote a revision (identity, execution) and which executions read it' })
+  async provenance(@Param('id') id: string, @Param('revision') revision: string) {
+    return presentProvenance(await this.twin.provenance(id, parseRevisionParam(revision)));
+  }
+}

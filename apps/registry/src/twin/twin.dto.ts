@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { RequestInvalid } from '../problem/domain-errors.js';
+import { parseOrThrow } from '../validation.js';
+
+/** Requests of the twin's REST routes, parsed with zod (the rules on names and kinds are libs/twin's). */
+
+const cursor = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a next_cursor returned by this API')
+  .optional();
+const limit = z.coerce.number().int().min(1).max(100).default(50);
+
+export const parseBranchListQuery = (raw: unknown) =>
+  parseOrThrow(z.object({ cursor, limit, include_promotion: z.enum(['true', 'false']).optional() }).strict(), raw, 'query');
+
+export const CREATE_BRANCH_SCHEMA = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,62}$', description: 'The new branch' },
+    from: { type: 'string', description: 'The branch to branch from (default main)' },
+    at: {
+      type: 'string',
+      format: 'date-time',
+      description: "The moment of `from` the branch starts from (default now); between that branch's creation and now",
+    },
+  },
+};
+export const parseCreateBranchBody = (raw: unknown) =>
+  parseOrThrow(
+    z.object({ name: z.string().max(200), from: z.string().max(200).optional(), at: z.iso.datetime({ offset: true }).optional() }).strict(),
+    raw,
+    'body',
+  );
+
+export const parseWorkProductListQuery = (raw: unknown) =>
+  parseOrThrow(
+    z.object({ kind: z.string().max(100).optional(), name: z.string().max(200).optional(), cursor, limit }).strict(),
+    raw,
+    'query',
+  );
+
+const metadata = z
+  .string()
+  .max(16 * 1024)
+  .optional()
+  .transform((text, context) => {
+    if (text === undefined) return undefined;
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+      return parsed as Record<string, unknown>;
+    } catch {
+      context.addIssue({ code: 'custom', message: 'must be a JSON object (URL-encoded)' });
+      return z.NEVER;
+    }
+  });
+
+export const parseUploadQuery = (raw: unknown) =>
+  parseOrThrow(z.object({ kind: z.string().max(100), name: z.string().max(400), metadata }).strict(), raw, 'query');
+export const parseRevisionUploadQuery = (raw: unknown) => parseOrThrow(z.object({ metadata }).strict(), raw, 'query');
+
+export const parseContentQuery = (raw: unknown) =>
+  parseOrThrow(z.object({ revision: z.coerce.number().int().min(1).max(2_147_483_647).optional() }).strict(), raw, 'query');
+
+export const SET_CONSTRAINTS_SCHEMA = {
+  type: 'object',
+  required: ['constraints'],
+  additionalProperties: false,
+  properties: {
+    constraints: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } }, additionalProperties: true },
+      description: 'The complete new set; each constraint is validated against the schema of its kind',
+    },
+  },
+};
+export const parseConstraintsBody = (raw: unknown) =>
+  parseOrThrow(z.object({ constraints: z.array(z.unknown()).max(100) }).strict(), raw, 'body');
+
+/** Revision numbers in a path. */
+export function parseRevisionParam(raw: string): number {
+  const revision = Number(raw);
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || revision > 2_147_483_647) {
+    throw new RequestInvalid('revision must be a positive integer', [{ field: 'revision', message: 'must be a positive integer' }]);
+  }
+  return revision;
+}

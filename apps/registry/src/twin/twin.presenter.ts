@@ -1,0 +1,69 @@
+import type { BranchView, ConstraintsView, ProvenanceView, RevisionView, WorkProductView } from '../../../../libs/twin/src/index.js';
+
+/** The twin's views on the wire (REST and MCP): snake_case, ISO times. */
+
+export function presentBranch(branch: BranchView) {
+  return {
+    name: branch.name,
+    parent: branch.parent,
+    forked_at: branch.forkedAt?.toISOString() ?? null,
+    purpose: branch.purpose,
+    bytes_written: branch.bytesWritten,
+    created_by: branch.createdBy,
+    created_at: branch.createdAt.toISOString(),
+  };
+}
+
+export function presentRevision(revision: RevisionView) {
+  return {
+    revision: revision.revision,
+    branch: revision.branch,
+    archived: revision.archived,
+    content_hash: revision.contentHash,
+    media_type: revision.mediaType,
+    size: revision.size,
+    metadata: revision.metadata,
+    created_by: revision.createdBy,
+    execution_id: revision.executionId,
+    created_at: revision.createdAt.toISOString(),
+  };
+}
+
+export function presentWorkProduct(workProduct: WorkProductView) {
+  return {
+    id: workProduct.id,
+    kind: workProduct.kind,
+    name: workProduct.name,
+    branch: workProduct.branch,
+    uri: twinUri(workProduct.branch, workProduct.id),
+    created_by: workProduct.createdBy,
+    created_at: workProduct.createdAt.toISOString(),
+    current: presentRevision(workProduct.current),
+  };
+}
+
+export function presentConstraints(workProduct: WorkProductView, constraints: ConstraintsView | null) {
+  return {
+    work_product_id: workProduct.id,
+    branch: workProduct.branch,
+    revision: constraints?.revision ?? null,
+    constraints: constraints?.constraints ?? [],
+    created_by: constraints?.createdBy ?? null,
+    execution_id: constraints?.executionId ?? null,
+    created_at: constraints?.createdAt.toISOString() ?? null,
+  };
+}
+
+export function presentProvenance(provenance: ProvenanceView) {
+  return {
+    work_product_id: provenance.revision.workProductId,
+    revision: presentRevision(provenance.revision),
+    written_by: { identity: provenance.revision.createdBy, execution_id: provenance.revision.executionId },
+    read_by: provenance.readBy.map((read) => ({ execution_id: read.executionId, at: read.at.toISOString() })),
+  };
+}
+
+/** The MCP resource URI of a work product on a branch. */
+export function twinUri(branch: string, id: string): string {
+  return `twin://${branch}/${id}`;
+}

@@ -1,0 +1,592 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { type BlobStore, PostgresBlobStore } from '../../package-store/src/index.js';
+import { checkConstraints } from './constraint-kinds.js';
+import { TwinFailure, invalid } from './twin-failure.js';
+import {
+  DEFAULT_TWIN_LIMITS,
+  type LineageStep,
+  type TwinLimits,
+  checkBranchName,
+  checkContentSize,
+  checkKind,
+  checkMediaType,
+  checkMetadata,
+  checkName,
+  checkWorkProductId,
+  lineageOf,
+} from './twin-rules.js';
+import type {
+  BranchView,
+  ConstraintsView,
+  ExecutionTwinAccess,
+  ProvenanceView,
+  RevisionView,
+  TwinWriter,
+  WorkProductView,
+} from './twin-views.js';
+
+export interface PutRequest {
+  branch: string;
+  /** An existing work product to add a revision to; omitted: a new work product. */
+  id?: string;
+  kind: string;
+  /** Required for a new work product; for a revision, it must match when given. */
+  name?: string;
+  bytes: Buffer;
+  mediaType: string;
+  metadata?: unknown;
+}
+
+export interface ListQuery {
+  kind?: string;
+  name?: string;
+  /** The last id of the previous page. */
+  after?: string;
+  limit: number;
+}
+
+/** The visible-revision join: a revision counts on a branch when it is in the lineage and within its cutoff. */
+const VISIBLE = `JOIN unnest($2::text[], $3::timestamptz[]) AS l(branch, cutoff)
+  ON r.branch = l.branch AND (l.cutoff IS NULL OR r.created_at <= l.cutoff)`;
+const MAX_CACHED_LINEAGES = 1000;
+
+/**
+ * The digital twin's store: branches, work products with immutable revisions (content in the
+ * package store's blobs, by sha256), constraints, and the provenance of executions' reads and
+ * writes. Nothing is deleted; archiving hides a work product on one branch.
+ *
+ * Revision numbers are per work product across branches, assigned under the work product's row
+ * lock, so concurrent writes never lose a revision; the time of a revision is taken after that lock,
+ * so later numbers never carry earlier times and "the latest visible revision" is the highest number.
+ */
+export class TwinStore {
+  /** Branches never change once made (name, parent, fork point), so their lineage is cached. */
+  private readonly lineages = new Map<string, LineageStep[]>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly limits: TwinLimits = DEFAULT_TWIN_LIMITS,
+    private readonly blobs: BlobStore = new PostgresBlobStore(pool),
+  ) {}
+
+  // ── branches ──────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Makes branch `name` from `from` as it was at `at` (default now). `from: null` makes an empty root
+   * branch, for promotions only.
+   */
+  async createBranch(
+    request: { name: unknown; from?: unknown; at?: Date; purpose?: 'work' | 'promotion' },
+    writer: TwinWriter,
+  ): Promise<BranchView> {
+    const name = checkBranchName(request.name, 'name');
+    const purpose = request.purpose ?? 'work';
+    const from = request.from === null && purpose === 'promotion' ? null : checkBranchName(request.from ?? 'main', 'from');
+    if (request.at && Number.isNaN(request.at.getTime())) throw invalid('at', 'must be an ISO 8601 time');
+    let forkedAt: Date | null = null;
+    if (from !== null) {
+      const parent = await this.pool.query(`SELECT created_at, now() AS now FROM twin_branches WHERE name = $1`, [from]);
+      if (!parent.rows[0]) throw new TwinFailure('BRANCH_NOT_FOUND', `No branch '${from}' to branch from`, { branch: from });
+      const { created_at: parentCreatedAt, now } = parent.rows[0] as { created_at: Date; now: Date };
+      forkedAt = request.at ?? now;
+      if (forkedAt > now || forkedAt < parentCreatedAt) {
+        throw invalid('at', `must lie between the creation of '${from}' (${parentCreatedAt.toISOString()}) and now`);
+      }
+    }
+    try {
+      const result = await this.pool.query(
+        `INSERT INTO twin_branches (name, parent, forked_at, purpose, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        [name, from, forkedAt, purpose, writer.identity],
+      );
+      return toBranch(result.rows[0]);
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505')
+        throw new TwinFailure('BRANCH_EXISTS', `Branch '${name}' exists already`, { branch: name });
+      throw error;
+    }
+  }
+
+  async branch(name: unknown): Promise<BranchView> {
+    const checked = checkBranchName(name);
+    const result = await this.pool.query(`SELECT * FROM twin_branches WHERE name = $1`, [checked]);
+    if (!result.rows[0]) throw branchNotFound(checked);
+    return toBranch(result.rows[0]);
+  }
+
+  /** Branches by name; promotion branches only when asked for. */
+  async listBranches(options: { includePromotion?: boolean; after?: string; limit: number }): Promise<BranchView[]> {
+    const result = await this.pool.query(
+      `SELECT * FROM twin_branches WHERE ($1 OR purpose = 'work') AND ($2::text IS NULL OR name > $2) ORDER BY name LIMIT $3`,
+      [options.includePromotion ?? false, options.after ?? null, options.limit],
+    );
+    return result.rows.map(toBranch);
+  }
+
+  /** The lineage of a branch; BRANCH_NOT_FOUND when there is no such branch. */
+  async lineage(name: unknown): Promise<LineageStep[]> {
+    const checked = checkBranchName(name);
+    const cached = this.lineages.get(checked);
+    if (cached) return cached;
+    const result = await this.pool.query(
+      `WITH RECURSIVE chain AS (
+         SELECT name, parent, forked_at, 0 AS depth FROM twin_branches WHERE name = $1
+         UNION ALL
+         SELECT b.name, b.parent, b.forked_at, c.depth + 1 FROM twin_branches b JOIN chain c ON b.name = c.parent WHERE c.depth < 100
+       ) SELECT name, forked_at FROM chain ORDER BY depth`,
+      [checked],
+    );
+    if (result.rows.length === 0) throw branchNotFound(checked);
+    const lineage = lineageOf(result.rows.map((row) => ({ name: row.name as string, forkedAt: row.forked_at as Date | null })));
+    if (this.lineages.size >= MAX_CACHED_LINEAGES) this.lineages.delete(this.lineages.keys().next().value as string);
+    this.lineages.set(checked, lineage);
+    return lineage;
+  }
+
+  // ── work products ─────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Writes a revision. With `id`, the work product must be visible on the branch and of the same kind;
+   * when its current revision there already has these bytes, media type and metadata, that revision
+   * is returned and nothing is written (so a retried skill does not pile up copies).
+   */
+  async put(request: PutRequest, writer: TwinWriter, options: { createWithId?: boolean } = {}): Promise<WorkProductView> {
+    const branch = checkBranchName(request.branch);
+    const kind = checkKind(request.kind);
+    const id = request.id === undefined ? undefined : checkWorkProductId(request.id);
+    const name = request.name === undefined ? undefined : checkName(request.name);
+    if (id === undefined && name === undefined) throw invalid('name', 'is required for a new work product');
+    const mediaType = checkMediaType(request.mediaType);
+    const metadata = checkMetadata(request.metadata);
+    checkContentSize(request.bytes.length, this.limits);
+    const lineage = await this.lineage(branch);
+    const sha256 = createHash('sha256').update(request.bytes).digest('hex');
+    // Blobs first: a revision never names a blob that is not there. An unused blob costs only space.
+    await this.blobs.put([{ sha256, bytes: request.bytes }]);
+
+    return this.transaction(async (client) => {
+      const lock = (workProductId: string) => client.query(`SELECT * FROM work_products WHERE id = $1 FOR UPDATE`, [workProductId]);
+      let workProduct: Row | undefined = id === undefined ? undefined : (await lock(id)).rows[0];
+      if (id !== undefined && !workProduct) {
+        // Only fixtures (a promotion's example) name the id of a work product that does not exist yet.
+        if (!options.createWithId) throw workProductNotFound(id, branch);
+        if (name === undefined) throw invalid('name', 'is required for a new work product');
+        await client.query(`INSERT INTO work_products (id, kind, name, created_by) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`, [
+          id,
+          kind,
+          name,
+          writer.identity,
+        ]);
+        workProduct = (await lock(id)).rows[0] as Row;
+      }
+      if (workProduct && id !== undefined) {
+        if (workProduct.kind !== kind) throw kindMismatch(id, workProduct.kind as string, kind);
+        if (name !== undefined && name !== workProduct.name) {
+          throw invalid('name', `is '${workProduct.name as string}' for work product ${id}; names do not change`);
+        }
+        const current = await this.visibleRevision(client, id, lineage);
+        if (!current && !options.createWithId) throw workProductNotFound(id, branch);
+        if (current && !current.archived && sameContent(current, sha256, mediaType, metadata))
+          return toWorkProduct(workProduct, branch, current);
+      }
+      if (!workProduct) {
+        workProduct = (
+          await client.query(`INSERT INTO work_products (id, kind, name, created_by) VALUES ($1, $2, $3, $4) RETURNING *`, [
+            randomUUID(),
+            kind,
+            name,
+            writer.identity,
+          ])
+        ).rows[0] as Row;
+      }
+      const workProductId = workProduct.id as string;
+      await this.charge(client, branch, request.bytes.length);
+      const revision = await this.insertRevision(client, workProductId, branch, writer, {
+        archived: false,
+        sha256,
+        mediaType,
+        size: request.bytes.length,
+        metadata,
+      });
+      return toWorkProduct(workProduct, branch, revision);
+    });
+  }
+
+  /** The work product as current on the branch; null when it is not there or archived there. */
+  async get(id: unknown, branch: unknown): Promise<WorkProductView | null> {
+    const checkedId = checkWorkProductId(id);
+    const lineage = await this.lineage(branch);
+    const result = await this.pool.query(
+      `SELECT r.*, w.kind, w.name, w.created_by AS wp_created_by, w.created_at AS wp_created_at
+       FROM work_product_revisions r ${VISIBLE} JOIN work_products w ON w.id = r.work_product_id
+       WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1`,
+      [checkedId, ...lineageParams(lineage)],
+    );
+    const row = result.rows[0];
+    if (!row || row.archived) return null;
+    return toWorkProduct(
+      { id: checkedId, kind: row.kind, name: row.name, created_by: row.wp_created_by, created_at: row.wp_created_at },
+      lineage[0]!.branch,
+      toRevision(row),
+    );
+  }
+
+  /** As `get`, but WORK_PRODUCT_NOT_FOUND naming the id and the branch when it is not there. */
+  async require(id: unknown, branch: unknown): Promise<WorkProductView> {
+    const found = await this.get(id, branch);
+    if (!found) throw workProductNotFound(checkWorkProductId(id), checkBranchName(branch));
+    return found;
+  }
+
+  /** Work products current on the branch (archived ones hidden), by id. */
+  async list(branch: unknown, query: ListQuery): Promise<WorkProductView[]> {
+    const lineage = await this.lineage(branch);
+    const kind = query.kind === undefined ? null : checkKind(query.kind);
+    const after = query.after === undefined ? null : checkWorkProductId(query.after, 'cursor');
+    const result = await this.pool.query(
+      `SELECT * FROM (
+         SELECT DISTINCT ON (r.work_product_id) r.*, w.kind, w.name, w.created_by AS wp_created_by, w.created_at AS wp_created_at
+         FROM work_product_revisions r ${VISIBLE} JOIN work_products w ON w.id = r.work_product_id
+         WHERE ($1::text IS NULL OR w.kind = $1) AND ($4::uuid IS NULL OR r.work_product_id > $4) AND ($5::text IS NULL OR w.name = $5)
+         ORDER BY r.work_product_id, r.revision DESC
+       ) current WHERE NOT current.archived ORDER BY current.work_product_id LIMIT $6`,
+      [kind, ...lineageParams(lineage), after, query.name ?? null, query.limit],
+    );
+    return result.rows.map((row) =>
+      toWorkProduct(
+        { id: row.work_product_id, kind: row.kind, name: row.name, created_by: row.wp_created_by, created_at: row.wp_created_at },
+        lineage[0]!.branch,
+        toRevision(row),
+      ),
+    );
+  }
+
+  /** Every revision of the work product visible on the branch, newest first. */
+  async revisions(id: unknown, branch: unknown): Promise<RevisionView[]> {
+    const found = await this.require(id, branch);
+    const lineage = await this.lineage(branch);
+    const result = await this.pool.query(
+      `SELECT r.* FROM work_product_revisions r ${VISIBLE} WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1000`,
+      [found.id, ...lineageParams(lineage)],
+    );
+    return result.rows.map(toRevision);
+  }
+
+  /**
+   * The content of the current revision on the branch, or of `revision` when it is visible there.
+   * `reader` records the read as the execution's provenance.
+   */
+  async readContent(
+    id: unknown,
+    branch: unknown,
+    revision?: number,
+    reader?: { executionId: string },
+  ): Promise<{ workProduct: WorkProductView; revision: RevisionView; bytes: Buffer }> {
+    const workProduct = await this.require(id, branch);
+    let chosen = workProduct.current;
+    if (revision !== undefined && revision !== chosen.revision) {
+      if (!Number.isInteger(revision) || revision < 1) throw invalid('revision', 'must be a positive integer');
+      const lineage = await this.lineage(branch);
+      const result = await this.pool.query(
+        `SELECT r.* FROM work_product_revisions r ${VISIBLE} WHERE r.work_product_id = $1 AND r.revision = $4`,
+        [workProduct.id, ...lineageParams(lineage), revision],
+      );
+      if (!result.rows[0] || result.rows[0].archived) {
+        throw new TwinFailure(
+          'REVISION_NOT_FOUND',
+          `Work product ${workProduct.id} has no revision ${revision} on branch '${workProduct.branch}'`,
+          {
+            work_product_id: workProduct.id,
+            branch: workProduct.branch,
+            revision,
+          },
+        );
+      }
+      chosen = toRevision(result.rows[0]);
+    }
+    const sha256 = (chosen.contentHash as string).slice('sha256:'.length);
+    const bytes = (await this.blobs.get([sha256])).get(sha256);
+    if (!bytes) throw new Error(`twin revision ${workProduct.id}#${chosen.revision} names missing blob ${sha256}`);
+    if (reader) await this.recordRead(reader.executionId, workProduct.id, chosen.revision);
+    return { workProduct, revision: chosen, bytes };
+  }
+
+  /** Records that an execution read a revision (idempotent). */
+  async recordRead(executionId: string, workProductId: string, revision: number): Promise<void> {
+    await this.pool.query(`INSERT INTO twin_reads (execution_id, work_product_id, revision) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
+      executionId,
+      workProductId,
+      revision,
+    ]);
+  }
+
+  /** Hides the work product on the branch (an archival revision); its revisions stay readable by number. */
+  async archive(id: unknown, branch: unknown, writer: TwinWriter): Promise<RevisionView> {
+    const found = await this.require(id, branch);
+    return this.transaction(async (client) => {
+      await client.query(`SELECT 1 FROM work_products WHERE id = $1 FOR UPDATE`, [found.id]);
+      const current = await this.visibleRevision(client, found.id, await this.lineage(branch));
+      if (!current || current.archived) throw workProductNotFound(found.id, found.branch);
+      return this.insertRevision(client, found.id, found.branch, writer, {
+        archived: true,
+        sha256: null,
+        mediaType: null,
+        size: 0,
+        metadata: {},
+      });
+    });
+  }
+
+  // ── constraints ───────────────────────────────────────────────────────────────────────────────
+
+  /** A new revision of the work product's constraints on the branch (validated per kind). */
+  async setConstraints(id: unknown, branch: unknown, constraints: unknown, writer: TwinWriter): Promise<ConstraintsView> {
+    const checked = checkConstraints(constraints);
+    const found = await this.require(id, branch);
+    return this.transaction(async (client) => {
+      const counter = await client.query(
+        `UPDATE work_products SET last_constraints_revision = last_constraints_revision + 1 WHERE id = $1 RETURNING last_constraints_revision`,
+        [found.id],
+      );
+      const result = await client.query(
+        `INSERT INTO work_product_constraints (work_product_id, revision, branch, constraints, created_by, execution_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp()) RETURNING *`,
+        [
+          found.id,
+          counter.rows[0].last_constraints_revision,
+          found.branch,
+          JSON.stringify(checked),
+          writer.identity,
+          writer.executionId ?? null,
+        ],
+      );
+      return toConstraints(result.rows[0]);
+    });
+  }
+
+  /** The constraints current on the branch; null when none were ever set there (or inherited). */
+  async constraints(id: unknown, branch: unknown): Promise<{ workProduct: WorkProductView; constraints: ConstraintsView | null }> {
+    const workProduct = await this.require(id, branch);
+    const lineage = await this.lineage(branch);
+    const result = await this.pool.query(
+      `SELECT r.* FROM work_product_constraints r ${VISIBLE} WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1`,
+      [workProduct.id, ...lineageParams(lineage)],
+    );
+    return { workProduct, constraints: result.rows[0] ? toConstraints(result.rows[0]) : null };
+  }
+
+  // ── provenance ────────────────────────────────────────────────────────────────────────────────
+
+  /** Who wrote a revision and which executions read it. */
+  async provenance(id: unknown, revision: number): Promise<ProvenanceView> {
+    const checkedId = checkWorkProductId(id);
+    const found = await this.pool.query(`SELECT * FROM work_product_revisions WHERE work_product_id = $1 AND revision = $2`, [
+      checkedId,
+      revision,
+    ]);
+    if (!found.rows[0]) {
+      throw new TwinFailure('REVISION_NOT_FOUND', `Work product ${checkedId} has no revision ${revision}`, {
+        work_product_id: checkedId,
+        revision,
+      });
+    }
+    const reads = await this.pool.query(
+      `SELECT execution_id, at FROM twin_reads WHERE work_product_id = $1 AND revision = $2 ORDER BY at, execution_id LIMIT 1000`,
+      [checkedId, revision],
+    );
+    return {
+      revision: toRevision(found.rows[0]),
+      readBy: reads.rows.map((row) => ({ executionId: row.execution_id as string, at: row.at as Date })),
+    };
+  }
+
+  /** The revisions one execution read and wrote. */
+  async accessOf(executionId: string): Promise<ExecutionTwinAccess> {
+    const [reads, writes] = await Promise.all([
+      this.pool.query(
+        `SELECT work_product_id, revision, at FROM twin_reads WHERE execution_id = $1 ORDER BY at, work_product_id LIMIT 1000`,
+        [executionId],
+      ),
+      this.pool.query(
+        `SELECT work_product_id, revision, branch, created_at FROM work_product_revisions WHERE execution_id = $1 ORDER BY created_at LIMIT 1000`,
+        [executionId],
+      ),
+    ]);
+    return {
+      read: reads.rows.map((row) => ({ workProductId: row.work_product_id, revision: row.revision, at: row.at })),
+      wrote: writes.rows.map((row) => ({
+        workProductId: row.work_product_id,
+        revision: row.revision,
+        branch: row.branch,
+        at: row.created_at,
+      })),
+    };
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────────────────────────
+
+  private async visibleRevision(client: pg.PoolClient, id: string, lineage: LineageStep[]): Promise<RevisionView | null> {
+    const result = await client.query(
+      `SELECT r.* FROM work_product_revisions r ${VISIBLE} WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1`,
+      [id, ...lineageParams(lineage)],
+    );
+    return result.rows[0] ? toRevision(result.rows[0]) : null;
+  }
+
+  /** Counts `size` bytes against the branch's quota (this also serialises writes to one branch). */
+  private async charge(client: pg.PoolClient, branch: string, size: number): Promise<void> {
+    const result = await client.query(
+      `UPDATE twin_branches SET bytes_written = bytes_written + $2 WHERE name = $1 AND bytes_written + $2 <= $3 RETURNING bytes_written`,
+      [branch, size, this.limits.maxBranchBytes],
+    );
+    if (result.rowCount === 0) {
+      throw new TwinFailure(
+        'TOO_LARGE',
+        `Branch '${branch}' would hold more than ${this.limits.maxBranchBytes} bytes (TWIN_MAX_BRANCH_BYTES)`,
+        {
+          limit: 'TWIN_MAX_BRANCH_BYTES',
+          branch,
+          max_bytes: this.limits.maxBranchBytes,
+        },
+      );
+    }
+  }
+
+  private async insertRevision(
+    client: pg.PoolClient,
+    id: string,
+    branch: string,
+    writer: TwinWriter,
+    content: { archived: boolean; sha256: string | null; mediaType: string | null; size: number; metadata: Record<string, unknown> },
+  ): Promise<RevisionView> {
+    const counter = await client.query(`UPDATE work_products SET last_revision = last_revision + 1 WHERE id = $1 RETURNING last_revision`, [
+      id,
+    ]);
+    const result = await client.query(
+      `INSERT INTO work_product_revisions (work_product_id, revision, branch, archived, sha256, media_type, size, metadata, created_by, execution_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) RETURNING *`,
+      [
+        id,
+        counter.rows[0].last_revision,
+        branch,
+        content.archived,
+        content.sha256,
+        content.mediaType,
+        content.size,
+        JSON.stringify(content.metadata),
+        writer.identity,
+        writer.executionId ?? null,
+      ],
+    );
+    return toRevision(result.rows[0]);
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function lineageParams(lineage: LineageStep[]): [string[], (Date | null)[]] {
+  return [lineage.map((step) => step.branch), lineage.map((step) => step.cutoff)];
+}
+
+function sameContent(revision: RevisionView, sha256: string, mediaType: string, metadata: Record<string, unknown>): boolean {
+  return (
+    revision.contentHash === `sha256:${sha256}` &&
+    revision.mediaType === mediaType &&
+    canonicalJson(revision.metadata) === canonicalJson(metadata)
+  );
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(
+          Object.keys(inner as object)
+            .sort()
+            .map((key) => [key, (inner as Record<string, unknown>)[key]]),
+        )
+      : inner,
+  );
+}
+
+function branchNotFound(branch: string): TwinFailure {
+  return new TwinFailure('BRANCH_NOT_FOUND', `No branch '${branch}' in the twin`, { branch });
+}
+
+export function workProductNotFound(id: string, branch: string): TwinFailure {
+  return new TwinFailure('WORK_PRODUCT_NOT_FOUND', `Work product ${id} not found on branch '${branch}'`, { work_product_id: id, branch });
+}
+
+function kindMismatch(id: string, kind: string, asked: string): TwinFailure {
+  return new TwinFailure('KIND_MISMATCH', `Work product ${id} is a ${kind}, not a ${asked}`, {
+    work_product_id: id,
+    kind,
+    requested_kind: asked,
+  });
+}
+
+type Row = Record<string, unknown>;
+
+function toBranch(row: Row): BranchView {
+  return {
+    name: row.name as string,
+    parent: (row.parent as string | null) ?? null,
+    forkedAt: (row.forked_at as Date | null) ?? null,
+    purpose: row.purpose as BranchView['purpose'],
+    bytesWritten: Number(row.bytes_written),
+    createdBy: row.created_by as string,
+    createdAt: row.created_at as Date,
+  };
+}
+
+function toRevision(row: Row): RevisionView {
+  return {
+    workProductId: row.work_product_id as string,
+    revision: row.revision as number,
+    branch: row.branch as string,
+    archived: row.archived as boolean,
+    contentHash: row.sha256 ? `sha256:${row.sha256 as string}` : null,
+    mediaType: (row.media_type as string | null) ?? null,
+    size: Number(row.size),
+    metadata: (row.metadata as Record<string, unknown>) ?? {},
+    createdBy: row.created_by as string,
+    executionId: (row.execution_id as string | null) ?? null,
+    createdAt: row.created_at as Date,
+  };
+}
+
+function toWorkProduct(row: Row, branch: string, current: RevisionView): WorkProductView {
+  return {
+    id: row.id as string,
+    kind: row.kind as string,
+    name: row.name as string,
+    branch,
+    createdBy: row.created_by as string,
+    createdAt: row.created_at as Date,
+    current,
+  };
+}
+
+function toConstraints(row: Row): ConstraintsView {
+  return {
+    workProductId: row.work_product_id as string,
+    revision: row.revision as number,
+    branch: row.branch as string,
+    constraints: row.constraints as Record<string, unknown>[],
+    createdBy: row.created_by as string,
+    executionId: (row.execution_id as string | null) ?? null,
+    createdAt: row.created_at as Date,
+  };
+}
