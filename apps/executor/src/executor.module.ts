@@ -18,6 +18,8 @@ import { ExecutorHealthController } from './health/executor-health.controller.js
 import { SandboxPool } from './sandbox/sandbox-pool.js';
 import { createPackageCacheRoot } from './scripts/package-cache-root.js';
 import { ScriptToolRunner } from './scripts/script-tool-runner.js';
+import { TwinStore, twinLimitsOf } from '../../../libs/twin/src/index.js';
+import { TwinGateway } from './twin/twin-gateway.js';
 
 const PG_POOL = Symbol('PG_POOL');
 const EVENTS_REDIS = Symbol('EVENTS_REDIS');
@@ -43,6 +45,8 @@ export class ExecutorModule {
         },
       },
       { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [PG_POOL] },
+      { provide: TwinStore, useFactory: (pool: pg.Pool) => new TwinStore(pool, twinLimitsOf(config)), inject: [PG_POOL] },
+      TwinGateway,
       {
         provide: PackageCache,
         useFactory: async (pool: pg.Pool) => {

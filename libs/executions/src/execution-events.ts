@@ -8,9 +8,27 @@ export type ExecutionEvent =
   | { type: 'attempt_failed'; at: string; attempt: number; error: ExecutionError; next_delay_ms: number }
   | { type: 'tool_invoked'; at: string; tool_id: string }
   | { type: 'tool_completed'; at: string; tool_id: string; duration_ms: number; ok: boolean; error?: { code: string; message: string } }
+  | { type: 'twin_read'; at: string; work_product_id: string; revision: number; branch: string }
+  | { type: 'twin_written'; at: string; work_product_id: string; revision: number; branch: string; kind: string }
   | { type: 'succeeded'; at: string; attempt: number; duration_ms: number }
   | { type: 'failed'; at: string; attempt: number; error: ExecutionError }
-  | { type: 'cancelled'; at: string; reason: string };
+  | { type: 'cancelled'; at: string; reason: string }
+  | ExecutionLogEvent;
+
+/**
+ * One line of a handler's `ctx.logger`, with MCP's level names (a SkillLogger's `warn` is `warning`).
+ * Bounded (see logEventOf); `truncated` says the message was cut or the fields were left out.
+ */
+export interface ExecutionLogEvent {
+  type: 'log';
+  at: string;
+  level: ExecutionLogLevel;
+  message: string;
+  fields?: Record<string, unknown>;
+  truncated?: true;
+}
+
+export type ExecutionLogLevel = 'debug' | 'info' | 'warning' | 'error';
 
 export type ExecutionEventType = ExecutionEvent['type'];
 
@@ -31,6 +49,53 @@ export interface StoredExecutionEvent {
 
 /** How long an execution's event stream is kept after it ends. */
 const FINISHED_STREAM_TTL_SECONDS = 7 * 24 * 3600;
+
+/** Log lines kept per execution (all attempts, any worker); the first line over it becomes a notice. */
+export const MAX_LOG_EVENTS_PER_EXECUTION = 200;
+/** A longer message is cut to this many characters (its last one an ellipsis). */
+export const MAX_LOG_MESSAGE_CHARS = 2000;
+/** Fields whose JSON is longer than this are left out. */
+export const MAX_LOG_FIELDS_BYTES = 4096;
+
+const LOG_LEVELS: Record<string, ExecutionLogLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
+
+/** The `log` event of one handler log line: known level, message cut, fields JSON-safe and bounded. */
+export function logEventOf(level: string, message: string, fields: Record<string, unknown> = {}, at = new Date().toISOString()): ExecutionLogEvent {
+  const text = String(message);
+  const cut = text.length > MAX_LOG_MESSAGE_CHARS;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(fields, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  } catch {
+    json = undefined; // cyclic: left out
+  }
+  const fieldsFit = json !== undefined && Buffer.byteLength(json) <= MAX_LOG_FIELDS_BYTES;
+  return {
+    type: 'log',
+    at,
+    level: LOG_LEVELS[level] ?? 'info',
+    // Not ending in half a surrogate pair.
+    message: cut ? `${text.slice(0, MAX_LOG_MESSAGE_CHARS - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : text,
+    ...(fieldsFit && json !== '{}' ? { fields: JSON.parse(json as string) as Record<string, unknown> } : {}),
+    ...(cut || !fieldsFit ? { truncated: true as const } : {}),
+  };
+}
+
+/**
+ * Counts an execution's log lines and appends the event while there are fewer than the limit; at the
+ * limit, appends the notice instead. One script, so workers and attempts share one count.
+ * KEYS: stream, counter. ARGV: limit, event, notice, counter TTL. Returns 1 while lines are kept.
+ */
+const APPEND_LOG_SCRIPT = `
+local count = redis.call('INCR', KEYS[2])
+if count == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+local limit = tonumber(ARGV[1])
+if count <= limit then
+  redis.call('XADD', KEYS[1], '*', 'event', ARGV[2])
+  return 1
+end
+if count == limit + 1 then redis.call('XADD', KEYS[1], '*', 'event', ARGV[3]) end
+return 0`;
 
 /**
  * Execution events on Redis Streams: one stream per execution, so any registry replica can replay
@@ -63,6 +128,43 @@ export class ExecutionEventLog {
     const failed = results.find(([error]) => error);
     if (failed || results.length === 0) throw failed?.[0] ?? new Error('transaction aborted');
     return results[list.length - 1]?.[1] as string;
+  }
+
+  /**
+   * Appends a `log` event unless the execution already has MAX_LOG_EVENTS_PER_EXECUTION of them; the
+   * first one over the limit is replaced by a notice that later lines are dropped. Returns whether
+   * later lines are still kept.
+   */
+  async appendLog(executionId: string, event: ExecutionLogEvent): Promise<boolean> {
+    const notice: ExecutionLogEvent = {
+      type: 'log',
+      at: event.at,
+      level: 'warning',
+      message: `Log limit reached: an execution keeps at most ${MAX_LOG_EVENTS_PER_EXECUTION} log lines; later ones are dropped`,
+    };
+    const kept = await this.redis.eval(
+      APPEND_LOG_SCRIPT,
+      2,
+      this.key(executionId),
+      `${this.prefix}:execution:${executionId}:log-count`,
+      MAX_LOG_EVENTS_PER_EXECUTION,
+      JSON.stringify(event),
+      JSON.stringify(notice),
+      FINISHED_STREAM_TTL_SECONDS,
+    );
+    return kept === 1;
+  }
+
+  /** One attempt's log lines as `log` events: stops sending once the execution's limit is reached. */
+  logWriter(executionId: string): (level: string, message: string, fields?: Record<string, unknown>) => Promise<void> {
+    let sent = 0;
+    let open = true;
+    return async (level, message, fields) => {
+      // Counted here too, so a burst of lines costs at most one round trip each up to the limit.
+      if (!open || sent > MAX_LOG_EVENTS_PER_EXECUTION) return;
+      sent++;
+      if (!(await this.appendLog(executionId, logEventOf(level, message, fields)))) open = false;
+    };
   }
 
   /** Events after `afterId` ('0' = from the beginning), waiting up to `blockMs` for new ones (0 = do not wait). */

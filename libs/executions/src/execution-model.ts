@@ -24,6 +24,8 @@ export interface ExecutionRecord {
   skillName: string;
   version: string;
   purpose: ExecutionPurpose;
+  /** The digital twin branch the execution works on. */
+  branch: string;
   /** The tool it runs (Agent Skills versions); null for a TypeScript skill's handler. */
   tool: string | null;
   status: ExecutionStatus;

@@ -39,6 +39,7 @@ export function toExecutionRecord(row: ExecutionRow): ExecutionRecord {
     skillName: row.skill_name as string,
     version: row.version as string,
     purpose: row.purpose as ExecutionPurpose,
+    branch: (row.branch as string | undefined) ?? 'main',
     tool: (row.tool as string | null) ?? null,
     status: row.status as ExecutionStatus,
     input: row.input as Record<string, unknown>,

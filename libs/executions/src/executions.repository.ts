@@ -38,6 +38,8 @@ export interface NewExecution {
   requestHash: string | null;
   /** The tool of an Agent Skills version; absent/null for a TypeScript skill. */
   tool?: string | null;
+  /** The digital twin branch; default main. */
+  branch?: string;
 }
 
 export interface ExecutionListFilter {
@@ -99,8 +101,8 @@ export class ExecutionsRepository {
     const inserted = await this.sql(
       'create',
       `INSERT INTO executions (id, skill_version_id, skill_name, version, purpose, status, input, max_attempts, warnings,
-                               session_id, caller, idempotency_key, request_hash, tool)
-       VALUES ($1, $2, $3, $4, $5, 'QUEUED', $6, $7, $8, $9, $10, $11, $12, $13)
+                               session_id, caller, idempotency_key, request_hash, tool, branch)
+       VALUES ($1, $2, $3, $4, $5, 'QUEUED', $6, $7, $8, $9, $10, $11, $12, $13, $14)
        ON CONFLICT (caller, idempotency_key) DO NOTHING
        RETURNING *`,
       [
@@ -117,6 +119,7 @@ export class ExecutionsRepository {
         execution.idempotencyKey,
         execution.requestHash,
         execution.tool ?? null,
+        execution.branch ?? 'main',
       ],
     );
     if (inserted.rows[0]) return { record: toExecutionRecord(inserted.rows[0]), created: true };

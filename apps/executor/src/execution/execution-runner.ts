@@ -19,6 +19,7 @@ import { missingTools } from './required-tools.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { TwinGateway } from '../twin/twin-gateway.js';
 import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '../../../../libs/mcp-bridge/src/index.js';
@@ -58,6 +59,7 @@ export class ExecutionRunner {
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
+    private readonly twin: TwinGateway,
   ) {}
 
   runningIds(): string[] {
@@ -290,13 +292,15 @@ export class ExecutionRunner {
       { skillName: version.name },
       silentLogger,
     );
+    // Its log lines become `log` events too (bounded per execution), for SSE streams and MCP clients.
+    const writeLog = this.events.logWriter(execution.id);
     // Only the bytes the registry stored run: the package comes from the store, verified, never from package_path.
     const packagePath = await this.packages.directory(version.contentHash);
     return this.sandbox.run(
       {
         executionId: execution.id,
         sessionId: execution.sessionId,
-        branch: 'main',
+        branch: execution.branch,
         packagePath,
         contentHash: version.contentHash,
         skillName: version.name,
@@ -308,8 +312,19 @@ export class ExecutionRunner {
         timeoutMs: contract.timeoutSeconds * 1000,
         signal,
         bridge,
-        onLog: (level, message, fields) =>
-          this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`),
+        twin: this.twin.handlerFor({
+          executionId: execution.id,
+          branch: execution.branch,
+          emit: (event) => void this.emit(execution.id, event),
+        }),
+        onLog: (level, message, fields) => {
+          this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`);
+          // A held 'started' goes out first: one connection, so the stream keeps the order of events.
+          void this.emitEvents(execution.id, this.takeHeldEvents(execution.id));
+          writeLog(level, message, fields).catch((error: Error) =>
+            this.logger.debug(`could not publish a log line of ${execution.id}: ${error.message}`),
+          );
+        },
       },
     );
   }

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { McpBridge } from '@skill-registry/sdk';
 import type { ExecutionError } from '../../../../libs/executions/src/index.js';
-import type { RunRequest, ToParent, ToThread } from './sandbox-protocol.js';
+import type { RunRequest, ToParent, ToThread, TwinCallHandler } from './sandbox-protocol.js';
 
 export interface SandboxRunOptions {
   /** Hard limit: the thread is terminated when it passes, even if the handler never yields. */
@@ -9,6 +9,8 @@ export interface SandboxRunOptions {
   /** Cancellation: the handler's signal fires, and after `cancelGraceMs` the thread is terminated. */
   signal: AbortSignal;
   bridge: McpBridge;
+  /** Serves the handler's twin calls; without it they fail as unavailable. */
+  twin?: TwinCallHandler;
   onLog?: (level: string, message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -118,6 +120,13 @@ export class SandboxPool {
           void callTool(options.bridge, toolSignal(), message.op, message.args).then((reply) => {
             if (!settled) thread.worker.postMessage({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToThread);
           });
+        } else if (message.type === 'twin_call') {
+          const served = options.twin
+            ? options.twin(message.op, message.args, toolSignal()).catch((error: Error) => twinUnavailable(error.message))
+            : Promise.resolve(twinUnavailable('this executor serves no digital twin'));
+          void served.then((reply) => {
+            if (!settled) thread.worker.postMessage({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToThread);
+          });
         }
       };
       thread.worker.on('message', onMessage);
@@ -181,6 +190,10 @@ export class SandboxPool {
     });
     return thread;
   }
+}
+
+function twinUnavailable(message: string) {
+  return { ok: false, error: { code: 'HANDLER_ERROR' as const, message, details: { reason: 'UNAVAILABLE' } } };
 }
 
 function cancelledFrom(error: ExecutionError): ExecutionError {

@@ -3,9 +3,9 @@
  * database, Redis or token in its environment; tool calls go to the parent through messages.
  */
 import { parentPort } from 'node:worker_threads';
-import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger } from '@skill-registry/sdk';
+import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
 import { SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
-import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread } from './sandbox-protocol.js';
+import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread, TwinOp } from './sandbox-protocol.js';
 
 if (!parentPort) throw new Error('sandbox-thread must run in a worker thread');
 const port = parentPort;
@@ -13,7 +13,10 @@ const port = parentPort;
 // SWC's native addon crashes the process.
 const loader = new SkillPackageLoader({ transpiler: 'babel' });
 const handlers = new Map<string, SkillHandlerClass>();
-const pendingTools = new Map<number, { toolId: string; resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+const pendingTools = new Map<
+  number,
+  { toolId: string; twin: boolean; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+>();
 const aborts = new Map<number, AbortController>();
 let nextCallId = 1;
 
@@ -41,7 +44,7 @@ function bridgeFor(runId: number): McpBridge {
   const call = (op: 'invoke' | 'isAvailable' | 'listTools', args: unknown[]) =>
     new Promise<unknown>((resolve, reject) => {
       const callId = nextCallId++;
-      pendingTools.set(callId, { toolId: String(args[0] ?? ''), resolve, reject });
+      pendingTools.set(callId, { toolId: String(args[0] ?? ''), twin: false, resolve, reject });
       // Signals cannot cross threads; the parent applies the execution's own signal and the timeout.
       const transferable =
         op === 'invoke' ? [args[0], args[1], { timeoutMs: (args[2] as { timeoutMs?: number } | undefined)?.timeoutMs }] : args;
@@ -52,6 +55,34 @@ function bridgeFor(runId: number): McpBridge {
     isAvailable: (toolId) => call('isAvailable', [toolId]) as Promise<boolean>,
     listTools: (capability) => call('listTools', [capability]) as ReturnType<McpBridge['listTools']>,
   };
+}
+
+/** The twin as the handler sees it: each call a message to the executor, which serves and records it. */
+function twinFor(runId: number): TwinApi {
+  const call = (op: TwinOp, args: unknown[]) =>
+    new Promise<unknown>((resolve, reject) => {
+      const callId = nextCallId++;
+      pendingTools.set(callId, { toolId: op, twin: true, resolve, reject });
+      send({ type: 'twin_call', runId, callId, op, args });
+    });
+  return {
+    getWorkProduct: (id, options) => call('getWorkProduct', [id, options ?? {}]) as ReturnType<TwinApi['getWorkProduct']>,
+    readContent: async (id, options) => {
+      const content = (await call('readContent', [id, options ?? {}])) as Omit<WorkProductContent, 'text'>;
+      const bytes = new Uint8Array(content.bytes);
+      return { ...content, bytes, text: () => new TextDecoder().decode(bytes) };
+    },
+    putWorkProduct: (request) => call('putWorkProduct', [request]) as ReturnType<TwinApi['putWorkProduct']>,
+    listWorkProducts: (options) => call('listWorkProducts', [options ?? {}]) as ReturnType<TwinApi['listWorkProducts']>,
+    getConstraints: (id, options) => call('getConstraints', [id, options ?? {}]) as ReturnType<TwinApi['getConstraints']>,
+  };
+}
+
+/** A twin failure reported by the parent, as the SDK's TwinError (its reason decides the execution's error code). */
+function twinError(failure: { message: string; details: Record<string, unknown> }): Error {
+  const TwinError = packageSdk.TwinError as unknown as new (reason: unknown, message: string, details: Record<string, unknown>) => Error;
+  const { reason, ...details } = failure.details;
+  return new TwinError(reason ?? 'UNAVAILABLE', failure.message, details);
 }
 
 function loggerFor(runId: number, bindings: Record<string, unknown>): SkillLogger {
@@ -97,6 +128,7 @@ async function run(request: RunRequest): Promise<void> {
     if (!input.success) return fail('INPUT_INVALID', 'Input does not match the input schema', { errors: issuesOf(input.error) });
     const context: SkillContext = {
       mcp: bridgeFor(request.runId),
+      twin: twinFor(request.runId),
       logger: loggerFor(request.runId, { executionId: request.executionId, sessionId: request.sessionId }),
       executionId: request.executionId,
       sessionId: request.sessionId,
@@ -141,8 +173,9 @@ port.on('message', (message: ToThread) => {
     const pending = pendingTools.get(reply.callId);
     if (!pending) return;
     pendingTools.delete(reply.callId);
+    const failure = reply.error ?? { code: 'TOOL_ERROR' as const, message: 'call failed', details: {} };
     if (reply.ok) pending.resolve(reply.value);
-    else pending.reject(toolError(reply.error ?? { code: 'TOOL_ERROR', message: 'tool call failed', details: {} }, pending.toolId));
+    else pending.reject(pending.twin ? twinError(failure) : toolError(failure, pending.toolId));
   }
 });
 send({ type: 'ready' });

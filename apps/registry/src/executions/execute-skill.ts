@@ -14,6 +14,7 @@ import {
   type ExecutionPurpose,
   type ExecutionRecord,
 } from '../../../../libs/executions/src/index.js';
+import { TwinStore } from '../../../../libs/twin/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { resolveVersion } from '../catalog/version-resolution.js';
@@ -39,6 +40,8 @@ export interface ExecuteCommand {
   idempotencyKey?: string;
   /** Seconds to wait for the result (0 = return at once). */
   waitSeconds?: number;
+  /** The digital twin branch the execution works on (default main); it must exist. */
+  branch?: string;
   /** Promotion runs may execute REGISTERED versions; calls only ACTIVE/DEPRECATED ones. */
   purpose?: ExecutionPurpose;
 }
@@ -65,6 +68,7 @@ export class ExecuteSkill {
     private readonly waiters: ExecutionWaiters,
     @Inject(EXECUTION_QUEUE_TOKEN) private readonly queue: Queue<ExecutionJob>,
     @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+    private readonly twin: TwinStore,
   ) {}
 
   async execute(command: ExecuteCommand): Promise<ExecuteResult> {
@@ -76,6 +80,9 @@ export class ExecuteSkill {
     const contract = this.contractOf(version, command.tool);
     const violations = contract.inputSchema ? this.validator.validate(contract.inputSchema, command.input) : [];
     if (violations.length > 0) throw new InputInvalid(version.name, version.version, violations);
+    const branch = command.branch ?? 'main';
+    // Known branches are cached (they never change), so this costs a query only for a branch not seen before.
+    if (branch !== 'main') await this.twin.lineage(branch);
     if (this.redis.status !== 'ready') throw new QueueUnavailable(`connection ${this.redis.status}`);
 
     const requestHash = command.idempotencyKey
@@ -87,6 +94,8 @@ export class ExecuteSkill {
               command.sessionId ?? null,
               canonical(command.input),
               contract.tool?.name ?? null,
+              // Left out for main, so keys given before branches existed still match their requests.
+              ...(branch === 'main' ? [] : [branch]),
             ]),
           )
           .digest('hex')
@@ -98,6 +107,7 @@ export class ExecuteSkill {
       purpose,
       input: command.input,
       tool: contract.tool?.name ?? null,
+      branch,
       maxAttempts: maxAttemptsFor(contract),
       warnings: version.status === 'DEPRECATED' ? [deprecationNotice(version)] : [],
       sessionId: command.sessionId ?? null,

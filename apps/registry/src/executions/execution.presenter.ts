@@ -6,6 +6,7 @@ export function presentExecution(execution: ExecutionRecord) {
     skill: execution.skillName,
     version: execution.version,
     tool: execution.tool,
+    branch: execution.branch,
     status: execution.status,
     input: execution.input,
     output: execution.output,

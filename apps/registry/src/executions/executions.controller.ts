@@ -52,6 +52,7 @@ export class ExecutionsController {
       input: body.input,
       sessionId: body.session_id,
       tool: body.tool,
+      branch: body.branch,
       caller: principal.identity,
       idempotencyKey: parseIdempotencyKey(rawKey),
       waitSeconds: wait,

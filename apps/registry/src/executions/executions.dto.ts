@@ -17,6 +17,11 @@ export const EXECUTE_BODY_SCHEMA = {
         'A version (1.2.3) or a semver range (^1.2, ~0.3.1, >=1 <2) resolved to the highest ACTIVE (else DEPRECATED) version in it; default: the current version',
     },
     session_id: { type: 'string', maxLength: 200, description: 'Agent session the execution belongs to' },
+    branch: {
+      type: 'string',
+      pattern: '^[a-z0-9][a-z0-9._-]{0,62}$',
+      description: 'The digital twin branch the skill works on (default main)',
+    },
     tool: {
       type: 'string',
       maxLength: 200,
@@ -34,6 +39,7 @@ const executeBody = z
     version: z.string().max(200).refine(isVersionOrRange, 'must be a version (1.2.3) or a semver range (^1.2, ~0.3.1, >=1 <2)').optional(),
     session_id: z.string().min(1).max(200).optional(),
     tool: z.string().min(1).max(200).optional(),
+    branch: z.string().min(1).max(200).optional(),
   })
   .strict();
 export const parseExecuteBody = (raw: unknown) => {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
+import { TwinStoreModule } from '../twin/twin-store.module.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionConnections, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
@@ -8,7 +9,7 @@ import { ExecutionStream } from './execution-stream.js';
 import { ExecutionsController } from './executions.controller.js';
 
 @Module({
-  imports: [CatalogModule],
+  imports: [CatalogModule, TwinStoreModule],
   controllers: [ExecutionsController],
   providers: [
     ...executionInfrastructure,

@@ -149,6 +149,7 @@ export interface ExecuteSkillRequest {
   idempotency_key?: string;
   wait_seconds?: number;
   tool?: string;
+  branch?: string;
 }
 
 export function parseExecuteSkill(request: ExecuteSkillRequest) {
@@ -162,13 +163,23 @@ export function parseExecuteSkill(request: ExecuteSkillRequest) {
       version: given(request.version),
       session_id: given(request.session_id),
       tool: given(request.tool),
+      branch: given(request.branch),
     }),
   );
   const { wait } = withProtoFields(() => parseExecuteQuery(compact({ wait: given(request.wait_seconds) })), { wait: 'wait_seconds' });
   const idempotencyKey = withProtoFields(() => parseIdempotencyKey(given(request.idempotency_key)), {
     'Idempotency-Key header': 'idempotency_key',
   });
-  return { name, version: body.version, tool: body.tool, input: body.input, sessionId: body.session_id, idempotencyKey, waitSeconds: wait };
+  return {
+    name,
+    version: body.version,
+    tool: body.tool,
+    branch: body.branch,
+    input: body.input,
+    sessionId: body.session_id,
+    idempotencyKey,
+    waitSeconds: wait,
+  };
 }
 
 function compact<T extends Record<string, unknown>>(values: T): Partial<T> {

@@ -1,0 +1,35 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { TwinStore } from '../../../../libs/twin/src/index.js';
+import { ExecutionQueries } from '../executions/execution-queries.js';
+import { parseExecutionId } from '../executions/executions.dto.js';
+import { twinUri } from './twin.presenter.js';
+
+/** An execution's provenance in the twin: the revisions it read and the ones it wrote. */
+@ApiTags('twin')
+@Controller('v1/executions')
+export class ExecutionTwinController {
+  constructor(
+    private readonly twin: TwinStore,
+    private readonly executions: ExecutionQueries,
+  ) {}
+
+  @Get(':id/twin')
+  @ApiOperation({ summary: 'The twin revisions an execution read and wrote (provenance), on its branch' })
+  async access(@Param('id') rawId: string) {
+    const execution = await this.executions.get(parseExecutionId(rawId));
+    const access = await this.twin.accessOf(execution.id);
+    return {
+      execution_id: execution.id,
+      branch: execution.branch,
+      read: access.read.map((read) => ({ work_product_id: read.workProductId, revision: read.revision, at: read.at.toISOString() })),
+      wrote: access.wrote.map((write) => ({
+        work_product_id: write.workProductId,
+        revision: write.revision,
+        branch: write.branch,
+        uri: twinUri(write.branch, write.workProductId),
+        at: write.at.toISOString(),
+      })),
+    };
+  }
+}
