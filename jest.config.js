@@ -20,6 +20,7 @@ export default {
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   moduleNameMapper: {
     '^@skill-registry/sdk$': '<rootDir>/libs/skill-sdk/src/index.ts',
+    '^@skill-registry/sdk/testing$': '<rootDir>/libs/skill-sdk/src/testing.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],

@@ -12,6 +12,8 @@ const ROUNDS = Number(process.env.BENCH_PUBLISH_ROUNDS ?? 5);
 async function catalogPackages() {
   const dirs = [];
   for (const domain of await readdir(path.join(REPO_ROOT, 'skills'))) {
+    // skills/previous holds older versions of three of the twelve, not more skills.
+    if (domain === 'previous') continue;
     for (const name of await readdir(path.join(REPO_ROOT, 'skills', domain))) dirs.push(path.join(REPO_ROOT, 'skills', domain, name));
   }
   return dirs;

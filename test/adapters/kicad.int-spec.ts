@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { McpToolError } from '@skill-registry/sdk';
 import type { SkillContext, SkillHandlerClass, SkillLogger } from '@skill-registry/sdk';
+import { createFakeTwin } from '@skill-registry/sdk/testing';
 import { McpBridgeClient } from '../../libs/mcp-bridge/src/index.js';
 import { SkillPackageLoader } from '../../libs/skill-loader/src/index.js';
 import { kicadAdapter } from '../../apps/adapters/kicad/src/adapter.js';
@@ -377,6 +378,8 @@ describe('electronics skills on the real adapter', () => {
   const silent: SkillLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
   const contextFor = (client: McpBridgeClient): SkillContext => ({
     mcp: client,
+    // The electronics skills use no work products: an empty twin.
+    twin: createFakeTwin(),
     logger: silent,
     executionId: 'kicad-int-spec',
     sessionId: null,

@@ -19,6 +19,24 @@ import { REPO_ROOT } from '../support/skill-packages.js';
 
 const ADAPTERS = ['spice', 'calculix', 'gmsh', 'kicad'] as const;
 const CATALOG_ROOT = path.join(REPO_ROOT, 'skills');
+/** Older versions of catalog skills, kept registered from disk beside their successors (see skills/previous/README.md). */
+const PREVIOUS_ROOT = path.join(CATALOG_ROOT, 'previous');
+
+interface CatalogPackage {
+  name: string;
+  version: string;
+  dir: string;
+  examples: { input: Record<string, unknown>; output?: unknown; twin?: unknown }[];
+}
+
+async function readCatalog(dirs: string[]): Promise<CatalogPackage[]> {
+  const packages: CatalogPackage[] = [];
+  for (const dir of dirs) {
+    const definition = JSON.parse(await readFile(path.join(dir, 'definition.json'), 'utf8'));
+    packages.push({ name: definition.name, version: definition.version, dir, examples: definition.examples ?? [] });
+  }
+  return packages.sort((a, b) => a.name.localeCompare(b.name));
+}
 
 /**
  * The Phase-1 catalog end to end: every skill promoted through its own examples (run for real by
@@ -32,7 +50,9 @@ describe('Phase-1 catalog with real tool adapters', () => {
   let executor: RunningExecutor;
   const adapters = new Map<string, { process: AdapterProcess; port: number }>();
   const queuePrefix = `test-catalog-${process.pid}-${Date.now()}`;
-  let catalog: { name: string; dir: string; examples: { input: Record<string, unknown>; output?: unknown }[] }[] = [];
+  /** The newest version of each skill, and the previous versions still registered. */
+  let catalog: CatalogPackage[] = [];
+  let previous: CatalogPackage[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase('catalog');
@@ -53,11 +73,10 @@ describe('Phase-1 catalog with real tool adapters', () => {
       queuePrefix,
       env: { TOOL_ADAPTERS: toolAdapters, RETRY_BASE_MS: '6000', RETRY_MAX_MS: '6000' },
     });
-    for (const dir of await findSkillPackages([CATALOG_ROOT])) {
-      const definition = JSON.parse(await readFile(path.join(dir, 'definition.json'), 'utf8'));
-      catalog.push({ name: definition.name, dir, examples: definition.examples ?? [] });
-    }
-    catalog = catalog.sort((a, b) => a.name.localeCompare(b.name));
+    const dirs = await findSkillPackages([CATALOG_ROOT]);
+    const isPrevious = (dir: string) => dir.startsWith(`${PREVIOUS_ROOT}${path.sep}`);
+    catalog = await readCatalog(dirs.filter((dir) => !isPrevious(dir)));
+    previous = await readCatalog(dirs.filter(isPrevious));
   }, 120_000);
 
   afterAll(async () => {
@@ -69,7 +88,7 @@ describe('Phase-1 catalog with real tool adapters', () => {
     await rm(markers, { recursive: true, force: true });
   });
 
-  it('holds the twelve Phase-1 skills, all REGISTERED with clean validation', async () => {
+  it('holds the twelve Phase-1 skills, all REGISTERED with clean validation, and the previous versions of three', async () => {
     expect(catalog.map((skill) => skill.name)).toEqual([
       'check_memory_budget',
       'check_tolerances',
@@ -88,6 +107,27 @@ describe('Phase-1 catalog with real tool adapters', () => {
       const { body } = await call(registry.baseUrl, 'GET', `/v1/skills/${skill.name}`);
       expect({
         name: skill.name,
+        version: body.version,
+        status: body.status,
+        errors: body.validation.filter((i: { severity: string }) => i.severity === 'error'),
+      }).toEqual({
+        name: skill.name,
+        version: skill.version,
+        status: 'REGISTERED',
+        errors: [],
+      });
+      expect(skill.examples.length).toBeGreaterThan(0);
+      for (const tool of body.tools_status ?? []) expect({ skill: skill.name, ...tool }).toMatchObject({ available: true });
+    }
+    expect(previous.map((skill) => [skill.name, skill.version])).toEqual([
+      ['export_mesh', '0.1.0'],
+      ['run_thermal', '0.1.0'],
+      ['validate_stress', '0.1.0'],
+    ]);
+    for (const skill of previous) {
+      const { body } = await call(registry.baseUrl, 'GET', `/v1/skills/${skill.name}/versions/${skill.version}`);
+      expect({
+        name: skill.name,
         status: body.status,
         errors: body.validation.filter((i: { severity: string }) => i.severity === 'error'),
       }).toEqual({
@@ -95,14 +135,12 @@ describe('Phase-1 catalog with real tool adapters', () => {
         status: 'REGISTERED',
         errors: [],
       });
-      expect(skill.examples.length).toBeGreaterThan(0);
-      for (const tool of body.tools_status ?? []) expect({ skill: skill.name, ...tool }).toMatchObject({ available: true });
     }
   });
 
-  it('promotes every skill to ACTIVE by running its examples for real', async () => {
-    for (const skill of catalog) {
-      const promoted = await call(registry.baseUrl, 'POST', `/v1/admin/skills/${skill.name}/versions/0.1.0/promote`, {
+  it('promotes every version to ACTIVE by running its examples for real (the previous versions first)', async () => {
+    for (const skill of [...previous, ...catalog]) {
+      const promoted = await call(registry.baseUrl, 'POST', `/v1/admin/skills/${skill.name}/versions/${skill.version}/promote`, {
         token: ADMIN_TOKEN,
         body: { reason: 'examples pass against the real programs' },
       });
@@ -111,26 +149,29 @@ describe('Phase-1 catalog with real tool adapters', () => {
         status: 200,
         body: 'ok',
       });
-      const event = (await call(registry.baseUrl, 'GET', `/v1/skills/${skill.name}/history`)).body.items.at(-1);
+      const history = (await call(registry.baseUrl, 'GET', `/v1/skills/${skill.name}/history`)).body.items;
+      const event = history.filter((item: { version: string }) => item.version === skill.version).at(-1);
       expect(event.forced).toBe(false);
       for (const example of event.evidence.examples) expect(example.execution_status).toBe('SUCCEEDED');
     }
   }, 600_000);
 
-  it('executes every skill over REST on its examples and returns validated output', async () => {
-    for (const skill of catalog) {
-      for (const example of skill.examples) {
-        const { status, body } = await call(registry.baseUrl, 'POST', `/v1/skills/${skill.name}/executions?wait=60`, {
-          body: { input: example.input },
-        });
-        expect({ skill: skill.name, status, state: body.status, error: body.error }).toEqual({
-          skill: skill.name,
-          status: 200,
-          state: 'SUCCEEDED',
-          error: null,
-        });
-        if (example.output !== undefined) expect(body.output).toEqual(example.output);
-      }
+  it('executes every version over REST on its examples and returns validated output', async () => {
+    // Examples with twin fixtures need their work products on the branch: promotion seeds those, a bare execution does not.
+    const runs = [...previous, ...catalog].flatMap((skill) =>
+      skill.examples.filter((example) => example.twin === undefined).map((example) => ({ skill, example })),
+    );
+    for (const { skill, example } of runs) {
+      const { status, body } = await call(registry.baseUrl, 'POST', `/v1/skills/${skill.name}/executions?wait=60`, {
+        body: { input: example.input, version: skill.version },
+      });
+      expect({ skill: `${skill.name}@${skill.version}`, status, state: body.status, error: body.error }).toEqual({
+        skill: `${skill.name}@${skill.version}`,
+        status: 200,
+        state: 'SUCCEEDED',
+        error: null,
+      });
+      if (example.output !== undefined) expect(body.output).toEqual(example.output);
     }
   }, 600_000);
 

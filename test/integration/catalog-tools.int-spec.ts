@@ -1,15 +1,16 @@
 // The five tool-backed catalog skills of this slice (mechanical/validate_stress, check_tolerances, export_mesh,
 // simulation/run_thermal, run_circuit_sim) run against the REAL adapters (ngspice, CalculiX, gmsh) through the MCP
-// bridge: every declared example, checked against its declared output when it has one and against numbers an engineer
-// can work out by hand (tolerances stated where they are used).
+// bridge: every declared example, on a fake twin holding its fixtures, checked against its declared output when it
+// has one and against numbers an engineer can work out by hand (tolerances stated where they are used). The previous
+// versions of the mechanical chain (skills/previous, before the digital twin) still give the same numbers.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestContext } from '@skill-registry/sdk';
 import type { SkillContext, SkillHandlerClass } from '@skill-registry/sdk';
+import { createFakeTwin, createTestContext, type FakeTwin } from '@skill-registry/sdk/testing';
 import { McpBridgeClient } from '../../libs/mcp-bridge/src/index.js';
-import { SkillPackageLoader } from '../../libs/skill-loader/src/index.js';
-import type { LoadedSkillPackage, SkillDefinition } from '../../libs/skill-loader/src/index.js';
+import { resolveExampleTwin, SkillPackageLoader } from '../../libs/skill-loader/src/index.js';
+import type { LoadedSkillPackage, SkillDefinition, SkillExample } from '../../libs/skill-loader/src/index.js';
 import { calculixAdapter } from '../../apps/adapters/calculix/src/adapter.js';
 import { gmshAdapter } from '../../apps/adapters/gmsh/src/adapter.js';
 import { spiceAdapter } from '../../apps/adapters/spice/src/adapter.js';
@@ -17,14 +18,19 @@ import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
 import { isolateScratchRoot, startInProcess } from '../adapters/support.js';
 
 const skillsRoot = fileURLToPath(new URL('../../skills', import.meta.url));
-const SKILLS = [
-  'mechanical/validate_stress',
-  'mechanical/check_tolerances',
-  'mechanical/export_mesh',
-  'simulation/run_thermal',
-  'simulation/run_circuit_sim',
-] as const;
-type SkillPath = (typeof SKILLS)[number];
+/** Each package with the version it holds. */
+const VERSIONS = {
+  'mechanical/validate_stress': '1.0.0',
+  'mechanical/check_tolerances': '0.1.0',
+  'mechanical/export_mesh': '0.2.0',
+  'simulation/run_thermal': '0.2.0',
+  'simulation/run_circuit_sim': '0.1.0',
+  'previous/mechanical/validate_stress': '0.1.0',
+  'previous/mechanical/export_mesh': '0.1.0',
+  'previous/simulation/run_thermal': '0.1.0',
+} as const;
+type SkillPath = keyof typeof VERSIONS;
+const SKILLS = Object.keys(VERSIONS) as SkillPath[];
 
 interface ZodLike {
   safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: unknown[] } };
@@ -71,17 +77,26 @@ afterAll(async () => {
 });
 
 /** A SkillContext like the executor's, with the real MCP bridge in place of the scripted one. */
-function realContext(mcp: SkillContext['mcp'] = bridge): SkillContext {
-  const { logger, executionId, sessionId, branch, signal } = createTestContext();
-  return { mcp, logger, executionId, sessionId, branch, signal };
+function realContext(mcp: SkillContext['mcp'] = bridge, twin: FakeTwin = createFakeTwin(), branch = 'main'): SkillContext {
+  const { logger, executionId, sessionId, signal, twin: view } = createTestContext({ twin, branch });
+  return { mcp, twin: view, logger, executionId, sessionId, branch, signal };
+}
+
+/** A fake twin holding the example's fixtures, their bytes read from the package, as promotion seeds them. */
+async function fixtureTwin(path: SkillPath, example: SkillExample): Promise<FakeTwin> {
+  return createFakeTwin({ workProducts: await resolveExampleTwin(example, skills.get(path)!.pkg.packagePath) });
 }
 
 /** Run one input as the sandbox does: input schema, preconditions, execute, output schema, JSON round trip. */
-async function runSkill(path: SkillPath, rawInput: unknown, mcp?: SkillContext['mcp']): Promise<any> {
+async function runSkill(
+  path: SkillPath,
+  rawInput: unknown,
+  options: { mcp?: SkillContext['mcp']; twin?: FakeTwin; branch?: string } = {},
+): Promise<any> {
   const { Handler } = skills.get(path)!;
   const input = (Handler.inputSchema as ZodLike).safeParse(rawInput);
   expect(input.error?.issues ?? []).toEqual([]);
-  const handler = new Handler(realContext(mcp));
+  const handler = new Handler(realContext(options.mcp, options.twin, options.branch));
   expect(await handler.validatePreconditions(input.data as never)).toEqual([]);
   const raw = await handler.execute(input.data as never);
   const output = (Handler.outputSchema as ZodLike).safeParse(raw);
@@ -89,13 +104,13 @@ async function runSkill(path: SkillPath, rawInput: unknown, mcp?: SkillContext['
   return JSON.parse(JSON.stringify(output.data));
 }
 
-/** Run every declared example; compare with the declared output where there is one (as promotion does). */
+/** Run every declared example on its fixtures; compare with the declared output where there is one (as promotion does). */
 async function runExamples(path: SkillPath): Promise<any[]> {
   const { definition } = skills.get(path)!;
   expect(definition.examples.length).toBeGreaterThan(0);
   const outputs: any[] = [];
   for (const example of definition.examples) {
-    const output = await runSkill(path, example.input);
+    const output = await runSkill(path, example.input, { twin: await fixtureTwin(path, example) });
     if (example.output !== undefined) expect(output).toStrictEqual(JSON.parse(JSON.stringify(example.output)));
     outputs.push(output);
   }
@@ -109,7 +124,7 @@ describe('the packages load cleanly with the real loader', () => {
     const { pkg, definition } = skills.get(path)!;
     expect(pkg.issues).toEqual([]);
     expect(pkg.valid).toBe(true);
-    expect(definition.version).toBe('0.1.0');
+    expect(definition.version).toBe(VERSIONS[path]);
     expect(definition.phase).toBe(1);
     expect(definition.idempotent).toBe(true);
     expect(definition.tools_required.length).toBe(1);
@@ -138,7 +153,7 @@ describe('mechanical/validate_stress on the real CalculiX', () => {
   const I = (10 * 10 ** 3) / 12;
   const sigma = (P: number, x: number) => (P * (100 - x) * 5) / I;
 
-  it('runs both declared examples: the 100 N case passes everywhere, the 275 N case fails at the root only', async () => {
+  it('runs both declared examples on the mesh work product: the 100 N case passes everywhere, the 275 N case fails at the root only', async () => {
     const [light, heavy] = await runExamples('mechanical/validate_stress');
 
     const stress = (output: any, region: string) => output.results.find((r: any) => r.region === region).max_von_mises_mpa;
@@ -168,12 +183,27 @@ describe('mechanical/validate_stress on the real CalculiX', () => {
     expect(relative(stress(heavy, 'SPAN'), 2.75 * stress(light, 'SPAN'))).toBeLessThan(1e-5);
     expect(heavy.overall_passed).toBe(false);
     expect(heavy.critical_region).toBe('ROOT');
+
+    // The first example took the work product's constraint; each result went to the twin as revision 1.
+    expect([light.constraints_source, heavy.constraints_source]).toEqual(['twin', 'input']);
+    expect([light.source_revision, light.result_revision, heavy.result_revision]).toEqual([1, 1, 1]);
+  });
+
+  it('gives the numbers of the previous version (deck with the mesh inline), which keeps working', async () => {
+    const [light, heavy] = await runExamples('mechanical/validate_stress');
+    const [oldLight, oldHeavy] = await runExamples('previous/mechanical/validate_stress');
+    const numbers = (output: any) => [output.results, output.max_stress_mpa, output.max_displacement_mm, output.mesh_elements];
+    expect(numbers(light)).toEqual(numbers(oldLight));
+    expect(numbers(heavy)).toEqual(numbers(oldHeavy));
   });
 
   it('passes a CalculiX error through as a tool error (unknown region)', async () => {
     const { definition } = skills.get('mechanical/validate_stress')!;
-    const input = { ...definition.examples[0].input, regions: ['FLANGE'] };
-    const failure = await runSkill('mechanical/validate_stress', input).catch((error: unknown) => error);
+    const example = definition.examples[0];
+    const input = { ...example.input, regions: ['FLANGE'] };
+    const failure = await runSkill('mechanical/validate_stress', input, {
+      twin: await fixtureTwin('mechanical/validate_stress', example),
+    }).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: 'TOOL_ERROR' });
     expect((failure as Error).message).toContain("region 'FLANGE' is not an element set of the deck (sets: BAR, ROOT, SPAN)");
   });
@@ -182,8 +212,10 @@ describe('mechanical/validate_stress on the real CalculiX', () => {
     const partial = new McpBridgeClient({ adapters: new Map([['gmsh', adapters[2].url]]) });
     try {
       const { Handler, definition } = skills.get('mechanical/validate_stress')!;
-      const input = (Handler.inputSchema as ZodLike).safeParse(definition.examples[0].input).data;
-      const failures = await new Handler(realContext(partial)).validatePreconditions(input as never);
+      const example = definition.examples[0];
+      const input = (Handler.inputSchema as ZodLike).safeParse(example.input).data;
+      const twin = await fixtureTwin('mechanical/validate_stress', example);
+      const failures = await new Handler(realContext(partial, twin)).validatePreconditions(input as never);
       expect(failures).toEqual(['CalculiX FEA tool (calculix.run_fea) is not available']);
     } finally {
       await partial.close();
@@ -207,16 +239,28 @@ describe('mechanical/check_tolerances on the real gmsh', () => {
 });
 
 describe('mechanical/export_mesh on the real gmsh, solved by the real CalculiX', () => {
-  it('runs the declared examples with their exact outputs', async () => {
+  it('runs the declared examples: the exact outputs the previous version declares, plus the mesh work product', async () => {
+    // The previous version declares its exact outputs (and runExamples compares them); 0.2.0 meshes the same block
+    // (inline, then from the cad_model fixture) and adds where the mesh went.
+    const previous = await runExamples('previous/mechanical/export_mesh');
     const [linear, quadratic] = await runExamples('mechanical/export_mesh');
+    for (const [output, old] of [
+      [linear, previous[0]],
+      [quadratic, previous[1]],
+    ]) {
+      const { mesh_work_product_id: _id, mesh_revision, ...rest } = output;
+      expect(rest).toStrictEqual(old);
+      expect(mesh_revision).toBe(1);
+    }
     // Straight-edged tetrahedra fill the 2 x 3 x 4 block exactly: 24 mm³ (10 significant digits).
     expect(linear).toMatchObject({ mesh_volume: 24, passed: true, element_types: [{ type: 'C3D4', count: 65 }] });
     expect(quadratic).toMatchObject({ mesh_volume: 24, passed: false, element_types: [{ type: 'C3D10', count: 24 }] });
   });
 
-  it('gives a mesh validate_stress can use through include_files: uniaxial 10 MPa is 10 MPa von Mises everywhere', async () => {
+  it('chains into validate_stress by work product id on a branch: uniaxial 10 MPa is 10 MPa von Mises everywhere', async () => {
     const { definition } = skills.get('mechanical/export_mesh')!;
-    const mesh = await runSkill('mechanical/export_mesh', definition.examples[0].input);
+    const twin = createFakeTwin();
+    const mesh = await runSkill('mechanical/export_mesh', definition.examples[0].input, { twin });
     // Bottom on rollers, two corners held against rigid-body motion, 10 MPa on the top face: a uniform uniaxial stress
     // that linear tetrahedra represent exactly, so every region's von Mises is 10 MPa (1e-4 covers CalculiX's 6
     // printed digits). The largest displacement is at the free top corner (2, 3, 4): p·H/E down and the Poisson
@@ -247,14 +291,16 @@ describe('mechanical/export_mesh on the real gmsh, solved by the real CalculiX',
       'top, P, 10',
       '*END STEP',
     ].join('\n');
-    const stress = await runSkill('mechanical/validate_stress', {
-      work_product_id: '3f1c2a9e-6b7d-4c1e-9a55-2d8e4b7f0c11',
-      load_case: 'top_pressure_10MPa',
-      deck_inp: deck,
-      include_files: [{ name: 'mesh.inp', content: mesh.inp }],
-      regions: ['body'],
-      constraints: [{ max_von_mises_mpa: 235, safety_factor: 1.5, material: 'steel_s235' }],
-    });
+    // The constraint lives on the mesh in the twin; the analysis runs on a study branch forked after the export.
+    twin.setConstraints(mesh.mesh_work_product_id, [
+      { kind: 'max_von_mises_stress', max_von_mises_mpa: 235, safety_factor: 1.5, material: 'steel_s235' },
+    ]);
+    twin.createBranch('study');
+    const stress = await runSkill(
+      'mechanical/validate_stress',
+      { work_product_id: mesh.mesh_work_product_id, load_case: 'top_pressure_10MPa', deck_inp: deck, regions: ['body'] },
+      { twin, branch: 'study' },
+    );
     expect(stress.results).toHaveLength(1);
     expect(stress.results[0].region).toBe('BODY');
     expect(relative(stress.results[0].max_von_mises_mpa, 10)).toBeLessThan(1e-4);
@@ -262,12 +308,16 @@ describe('mechanical/export_mesh on the real gmsh, solved by the real CalculiX',
     expect(relative(stress.max_displacement_mm, (10 / 210_000) * Math.hypot(4, 0.3 * 2, 0.3 * 3))).toBeLessThan(1e-4);
     expect(stress.mesh_elements).toBe(mesh.element_count);
     expect(stress.overall_passed).toBe(true);
+    expect(stress).toMatchObject({ constraints_source: 'twin', source_revision: mesh.mesh_revision, result_revision: 1 });
+    const result = await twin.getWorkProduct(stress.result_work_product_id, { branch: 'study' });
+    expect(result?.current.metadata).toMatchObject({ source_work_product_id: mesh.mesh_work_product_id, load_case: 'top_pressure_10MPa' });
+    expect(await twin.listWorkProducts({ kind: 'simulation_result', branch: 'main' })).toEqual([]);
   });
 });
 
 describe('simulation/run_thermal on the real CalculiX', () => {
-  it('runs both declared examples: the linear steady profile and the transient heat-up', async () => {
-    const [steady, transient] = await runExamples('simulation/run_thermal');
+  it('runs the declared examples: the linear steady profile, the transient heat-up, and the plate as a work product', async () => {
+    const [steady, transient, onTwin] = await runExamples('simulation/run_thermal');
     // Steady 1-D conduction between 100 °C (x = 0) and 20 °C (x = 100 mm): T(x) = 100 - 0.8·x, exact at the nodes of
     // linear bricks up to the six digits of the .frd file (1e-3 °C).
     const expected: Record<string, number> = { X0: 100, X25: 80, X50: 60, X75: 40, X100: 20 };
@@ -296,6 +346,19 @@ describe('simulation/run_thermal on the real CalculiX', () => {
     expect(Math.abs(transient.limits[0].max_temperature - 60)).toBeLessThan(1e-2);
     expect(Math.abs(transient.limits[1].min_temperature - 40)).toBeLessThan(1e-2);
     expect(transient.passed).toBe(true);
+
+    // The same steady plate with its mesh from the twin, checked against the work product's max_temperature constraints.
+    expect(onTwin.sets).toEqual(steady.sets);
+    expect(onTwin).toMatchObject({ limits_source: 'twin', passed: true, source_revision: 1, result_revision: 1 });
+    onTwin.limits.forEach((limit: any, index: number) => expect(Math.abs(limit.margin - [5, 20][index])).toBeLessThan(1e-3));
+  });
+
+  it('keeps the previous version working with the same numbers', async () => {
+    const [steady, transient] = await runExamples('simulation/run_thermal');
+    const [oldSteady, oldTransient] = await runExamples('previous/simulation/run_thermal');
+    const numbers = (output: any) => [output.sets, output.limits, output.history, output.passed];
+    expect(numbers(steady)).toEqual(numbers(oldSteady));
+    expect(numbers(transient)).toEqual(numbers(oldTransient));
   });
 });
 

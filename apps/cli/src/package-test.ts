@@ -4,11 +4,18 @@ import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { McpBridge } from '@skill-registry/sdk';
+import { createFakeTwin, type FakeTwin, type McpBridge } from '@skill-registry/sdk';
 import { JsonSchemaValidator, outputMatchesExample } from '../../../libs/contracts/src/index.js';
 import { McpBridgeClient, parseToolAdapters, silentLogger } from '../../../libs/mcp-bridge/src/index.js';
 import { manifestHash, manifestOf, readPackageDir, writePackageFiles } from '../../../libs/package-store/src/index.js';
-import { SkillPackageLoader, formatPackageReport, type LoadedSkillPackage } from '../../../libs/skill-loader/src/index.js';
+import {
+  SkillPackageLoader,
+  formatPackageReport,
+  resolveExampleTwin,
+  type LoadedSkillPackage,
+  type PackageFileSource,
+  type SkillExample,
+} from '../../../libs/skill-loader/src/index.js';
 import { NO_TOOLS_BRIDGE } from '../../executor/src/execution/no-tools-bridge.js';
 import { missingTools } from '../../executor/src/execution/required-tools.js';
 import { SandboxPool } from '../../executor/src/sandbox/sandbox-pool.js';
@@ -89,7 +96,7 @@ async function runUnitTests(packageDir: string): Promise<UnitResult> {
   const work = await mkdtemp(path.join(tmpdir(), 'skill-test-'));
   try {
     const resultFile = path.join(work, 'result.json');
-    const sdkEntry = new SkillPackageLoader({ cacheDir: false }).sdkEntry;
+    const { sdkEntry, sdkTestingEntry } = new SkillPackageLoader({ cacheDir: false });
     const config = {
       rootDir: packageDir,
       testEnvironment: 'node',
@@ -100,7 +107,11 @@ async function runUnitTests(packageDir: string): Promise<UnitResult> {
           { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } },
         ],
       },
-      moduleNameMapper: { '^@skill-registry/sdk$': sdkEntry, '^(\\.{1,2}/.*)\\.js$': '$1' },
+      moduleNameMapper: {
+        '^@skill-registry/sdk$': sdkEntry,
+        ...(sdkTestingEntry ? { '^@skill-registry/sdk/testing$': sdkTestingEntry } : {}),
+        '^(\\.{1,2}/.*)\\.js$': '$1',
+      },
       testMatch: ['<rootDir>/**/*.spec.ts'],
       testPathIgnorePatterns: ['/node_modules/'],
       cacheDirectory: path.join(work, 'cache'),
@@ -197,6 +208,14 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
     await bridge.close?.();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The twin an example runs against: a fake twin holding the example's `twin` fixtures on `main` (the branch
+ * examples run on here), their bytes taken from the package's files; writes are the execution's.
+ */
+export async function fixtureTwinFor(example: SkillExample, files: PackageFileSource, executionId?: string): Promise<FakeTwin> {
+  return createFakeTwin({ executionId, workProducts: await resolveExampleTwin(example, files) });
 }
 
 /** Why an example's output fails as promotion would judge it (the schema, then the declared output), or null. */

@@ -2,6 +2,7 @@ import semver from 'semver';
 import { z } from 'zod';
 import { closest, EXPECTATIONS, formatFieldPath, hintFor } from './definition-messages.js';
 import { describeValue } from './describe.js';
+import { checkTwinFixtureRules, twinFixtureSchema, twinWorkProductSchema, type ExampleTwinFixture } from './example-twin.js';
 import { IssueList, toJsonPointer } from './issues.js';
 
 /** An MCP tool a skill needs, as declared in definition.json. */
@@ -17,6 +18,8 @@ export interface SkillExample {
   input: Record<string, unknown>;
   output?: Record<string, unknown>;
   description?: string;
+  /** Work products that must exist on the branch the example runs on (seeded by promotion and `skill-registry test`). */
+  twin?: ExampleTwinFixture;
 }
 
 /** Another skill this one calls, with the versions it works with (a semver range; `*` for any). */
@@ -77,6 +80,7 @@ const exampleSchema = z.strictObject({
   input: z.record(z.string(), z.unknown()),
   output: z.record(z.string(), z.unknown()).optional(),
   description: z.string().optional(),
+  twin: twinFixtureSchema.optional(),
 });
 
 const dependencySchema = z.strictObject({
@@ -211,6 +215,7 @@ function checkCrossFieldRules(fields: Partial<SkillDefinition>, directoryName: s
       );
     }
   });
+  if (fields.examples !== undefined) checkTwinFixtureRules(fields.examples, issues);
   fields.tools_required?.forEach((tool, index) => {
     if (fields.tools_required!.findIndex((other) => other.tool_id === tool.tool_id) !== index) {
       issues.warning(
@@ -271,6 +276,9 @@ function reportUnknownField(path: PropertyKey[], issues: IssueList): void {
 
 function allowedKeysOf(path: PropertyKey[]): string[] {
   if (path[0] === 'tools_required') return Object.keys(toolRefSchema.shape);
+  if (path[0] === 'examples' && path[2] === 'twin') {
+    return Object.keys((path.length > 4 ? twinWorkProductSchema : twinFixtureSchema).shape);
+  }
   if (path[0] === 'examples') return Object.keys(exampleSchema.shape);
   if (path[0] === 'depends_on') return Object.keys(dependencySchema.shape);
   return [];

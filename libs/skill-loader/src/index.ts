@@ -9,6 +9,14 @@ export {
   type CompatibilityPolicy,
   COMPATIBILITY_POLICIES,
 } from './definition.js';
+export {
+  resolveExampleTwin,
+  type ExampleTwinConstraint,
+  type ExampleTwinFixture,
+  type ExampleTwinWorkProduct,
+  type PackageFileSource,
+  type ResolvedTwinWorkProduct,
+} from './example-twin.js';
 export type { IssueCategory, IssueSeverity, ValidationIssue } from './issues.js';
 export { DRAFT_VERSION, SkillPackageLoader, type LoadedSkillPackage, type SkillPackageLoaderOptions } from './loader.js';
 export { findSkillPackages, hashSkillPackage, isSkillPackageDir } from './package-files.js';

@@ -3,6 +3,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { checkDefinition, isStrictSemver, SKILL_NAME_PATTERN, type SkillDefinition } from './definition.js';
+import { checkTwinFixtureFiles } from './example-twin.js';
 import { ExampleValidator } from './examples-check.js';
 import { checkHandlerSchemas, pickHandlerClass } from './handler-check.js';
 import { IssueList, type ValidationIssue } from './issues.js';
@@ -67,6 +68,8 @@ export const DRAFT_VERSION = '0.0.0-draft';
 export class SkillPackageLoader {
   /** The file `@skill-registry/sdk` resolves to inside packages. */
   readonly sdkEntry: string;
+  /** The file `@skill-registry/sdk/testing` resolves to (null when the SDK has none), for packages' own specs. */
+  readonly sdkTestingEntry: string | null;
   /** Directory of the on-disk caches, null when caching is off. */
   readonly cacheDir: string | null;
   private readonly runtime: PackageModuleRuntime;
@@ -83,6 +86,7 @@ export class SkillPackageLoader {
     });
     this.examples = new ExampleValidator(cacheSubdir(cacheDir, 'ajv'));
     this.sdkEntry = this.runtime.sdkEntry;
+    this.sdkTestingEntry = this.runtime.sdkTestingEntry;
   }
 
   /** The SDK module exactly as packages see it (same classes), e.g. to raise its errors inside a sandbox. */
@@ -232,6 +236,7 @@ export class SkillPackageLoader {
         );
       }
       this.examples.check(fields.examples, { input: result.inputJsonSchema, output: result.outputJsonSchema }, issues);
+      checkTwinFixtureFiles(fields.examples, packagePath, issues);
     }
   }
 

@@ -121,6 +121,8 @@ const SCOPE_ENTRY_SOURCE = 'module.exports = function requireInScope(id) { retur
  */
 export class PackageModuleRuntime {
   readonly sdkEntry: string;
+  /** File `@skill-registry/sdk/testing` resolves to (the SDK's test helpers, for packages' own specs); null when absent. */
+  readonly sdkTestingEntry: string | null;
   readonly sdk: RuntimeSdk;
   /** Where a stack frame of transpiled package code really is in the package's file. */
   readonly mapPosition: PositionMapper;
@@ -134,9 +136,15 @@ export class PackageModuleRuntime {
     if (!existsSync(this.sdkEntry)) {
       throw new Error(`@skill-registry/sdk entry ${this.sdkEntry} does not exist (run "npm run build:sdk")`);
     }
+    this.sdkTestingEntry = testingEntryBeside(this.sdkEntry);
     this.scopeEntryFile = join(dirname(this.sdkEntry), '__skill_loader_scope__.cjs');
     const jitiOptions: JitiOptions = {
-      alias: { ...zodAliases(this.sdkEntry), '@skill-registry/sdk': this.sdkEntry },
+      alias: {
+        ...zodAliases(this.sdkEntry),
+        '@skill-registry/sdk': this.sdkEntry,
+        // Without its own alias the subpath would become "<sdk entry file>/testing" (aliases match by prefix).
+        ...(this.sdkTestingEntry ? { '@skill-registry/sdk/testing': this.sdkTestingEntry } : {}),
+      },
       moduleCache: false,
       fsCache: options.transpileCacheDir ?? false,
       interopDefault: true,
@@ -180,6 +188,13 @@ export class PackageModuleRuntime {
     }
     return sdk as unknown as RuntimeSdk;
   }
+}
+
+/** The SDK's testing module next to its entry, built (`testing.js`) or source (`testing.ts`) like the entry itself. */
+function testingEntryBeside(sdkEntry: string): string | null {
+  const match = /^index(\.[cm]?[jt]s)$/.exec(basename(sdkEntry));
+  const candidate = match ? join(dirname(sdkEntry), `testing${match[1]}`) : null;
+  return candidate !== null && existsSync(candidate) ? candidate : null;
 }
 
 function toModuleRecord(value: unknown): Record<string, unknown> {

@@ -1,5 +1,15 @@
-import type { McpBridge, SkillContext, SkillLogger, ToolDescriptor, ToolInvokeOptions } from './context.js';
+import type { McpBridge, SkillContext, SkillLogger, ToolDescriptor, ToolInvokeOptions, TwinApi } from './context.js';
 import { McpToolError } from './errors.js';
+import { createFakeTwin, type FakeTwin } from './fake-twin.js';
+
+export {
+  createFakeTwin,
+  type FakeBranchSeed,
+  type FakeTwin,
+  type FakeTwinOptions,
+  type FakeWorkProductSeed,
+  type TwinAccess,
+} from './fake-twin.js';
 
 /** A scripted tool for tests: a fixed result, or a function of the params. */
 export type FakeTool =
@@ -12,18 +22,32 @@ export interface RecordedToolCall {
   params: Record<string, unknown>;
 }
 
-/** A context for unit tests of a skill handler, with a scripted MCP bridge and a silent logger. */
-export interface TestSkillContext extends SkillContext {
+/** A context for unit tests of a skill handler, with a scripted MCP bridge, a fake twin and a silent logger. */
+export interface TestSkillContext<Twin extends TwinApi = FakeTwin> extends SkillContext {
+  /** The twin given (a fake twin: its view whose calls default to the context's branch), else an empty fake twin. */
+  readonly twin: Twin;
   /** Every tool call the handler made, in order. */
   readonly toolCalls: RecordedToolCall[];
   /** Every line the handler logged. */
   readonly logLines: { level: string; message: string; fields: Record<string, unknown> }[];
 }
 
-/** Build a SkillContext whose bridge answers from `tools`; tools not listed are unavailable. */
-export function createTestContext(
-  options: { tools?: Record<string, FakeTool>; unavailable?: string[]; sessionId?: string; branch?: string; signal?: AbortSignal } = {},
-): TestSkillContext {
+/** Options of createTestContext. */
+export interface TestContextOptions<Twin extends TwinApi = FakeTwin> {
+  /** Scripted tools by tool id; tools not listed are unavailable. */
+  tools?: Record<string, FakeTool>;
+  /** Tools listed in `tools` that report themselves unavailable. */
+  unavailable?: string[];
+  sessionId?: string;
+  /** The execution's branch (default `main`); twin calls that name no branch use it, as in the executor. */
+  branch?: string;
+  signal?: AbortSignal;
+  /** The digital twin, e.g. `createFakeTwin({ workProducts: [...] })` (default: an empty fake twin). */
+  twin?: Twin;
+}
+
+/** Build a SkillContext whose bridge answers from `tools` and whose twin is `twin` (default an empty fake). */
+export function createTestContext<Twin extends TwinApi = FakeTwin>(options: TestContextOptions<Twin> = {}): TestSkillContext<Twin> {
   const tools = options.tools ?? {};
   const unavailable = new Set(options.unavailable ?? []);
   const toolCalls: RecordedToolCall[] = [];
@@ -65,14 +89,21 @@ export function createTestContext(
     },
   };
 
+  const branch = options.branch ?? 'main';
+  const twin = options.twin ?? createFakeTwin({ branches: branch === 'main' ? [] : [branch] });
   return {
     mcp,
+    twin: (isFakeTwin(twin) ? twin.forBranch(branch) : twin) as Twin,
     logger: makeLogger({ executionId: 'test-execution' }),
     executionId: 'test-execution',
     sessionId: options.sessionId ?? null,
-    branch: options.branch ?? 'main',
+    branch,
     signal: options.signal ?? new AbortController().signal,
     toolCalls,
     logLines,
   };
+}
+
+function isFakeTwin(twin: TwinApi): twin is FakeTwin {
+  return typeof (twin as Partial<FakeTwin>).forBranch === 'function';
 }

@@ -4,6 +4,7 @@ import { isTerminal } from '../../../../libs/executions/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { ExecuteSkill } from '../executions/execute-skill.js';
+import { ExampleTwinSeeder } from '../twin/example-twin-seeder.js';
 import { InvalidTransition, PromotionEvidenceMissing, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
 import { allowedTransitions } from '../../../../libs/contracts/src/index.js';
 import { LifecycleService } from './lifecycle.service.js';
@@ -45,6 +46,7 @@ export class PromoteSkill {
     private readonly lifecycle: LifecycleService,
     private readonly catalog: SkillCatalog,
     private readonly executeSkill: ExecuteSkill,
+    private readonly exampleTwin: ExampleTwinSeeder,
   ) {}
 
   async execute(command: PromoteCommand): Promise<SkillVersionRecord> {
@@ -127,11 +129,14 @@ export class PromoteSkill {
     const waitSeconds =
       contract.timeoutSeconds * Math.max(1, 1 + (contract.idempotent ? contract.retries : 0)) + EXAMPLE_WAIT_SLACK_SECONDS;
     try {
+      // An example that needs work products runs on a promotion branch of its own, seeded with them.
+      const branch = await this.exampleTwin.branchFor(version, example);
       const { execution } = await this.executeSkill.execute({
         name: version.name,
         version: version.version,
         tool: contract.tool?.name,
         input: example.input,
+        branch,
         caller: 'system:promotion',
         purpose: 'promotion',
         waitSeconds,
