@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createFakeTwin, type FakeTwin, type McpBridge } from '@skill-registry/sdk';
+import { createFakeTwin, type FakeTwin, type McpBridge, type WorkProductContent } from '@skill-registry/sdk';
 import { JsonSchemaValidator, outputMatchesExample } from '../../../libs/contracts/src/index.js';
 import { McpBridgeClient, parseToolAdapters, silentLogger } from '../../../libs/mcp-bridge/src/index.js';
 import { manifestHash, manifestOf, readPackageDir, writePackageFiles } from '../../../libs/package-store/src/index.js';
@@ -19,6 +19,7 @@ import {
 import { NO_TOOLS_BRIDGE } from '../../executor/src/execution/no-tools-bridge.js';
 import { missingTools } from '../../executor/src/execution/required-tools.js';
 import { SandboxPool } from '../../executor/src/sandbox/sandbox-pool.js';
+import type { TwinCallHandler } from '../../executor/src/sandbox/sandbox-protocol.js';
 import { ScriptSandbox, isolationFromEnvironment } from '../../../libs/script-sandbox/src/index.js';
 import { type Output, loadEitherFormat } from './commands.js';
 
@@ -181,9 +182,11 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
         results.push(result('not_run', `required tools unavailable: ${missing.join(', ')} (start the adapters and pass --tool-adapters)`));
         continue;
       }
+      const executionId = randomUUID();
+      const twin = await fixtureTwinFor(example, new Map(files.map((file) => [file.path, file.bytes])), executionId);
       const outcome = await sandbox.run(
         {
-          executionId: randomUUID(),
+          executionId,
           sessionId: null,
           branch: 'main',
           packagePath: copy,
@@ -193,7 +196,7 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
           outputSchemaRef: definition.output_schema,
           input: example.input as Record<string, unknown>,
         },
-        { timeoutMs: definition.timeout_seconds * 1000, signal: new AbortController().signal, bridge },
+        { timeoutMs: definition.timeout_seconds * 1000, signal: new AbortController().signal, bridge, twin: serveFakeTwin(twin) },
       );
       if (!outcome.ok) {
         results.push(result('failed', `${outcome.error.code}: ${outcome.error.message}`));
@@ -216,6 +219,25 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
  */
 export async function fixtureTwinFor(example: SkillExample, files: PackageFileSource, executionId?: string): Promise<FakeTwin> {
   return createFakeTwin({ executionId, workProducts: await resolveExampleTwin(example, files) });
+}
+
+/** The sandbox's twin calls answered by a fake twin, as the executor answers them from the platform's. */
+function serveFakeTwin(twin: FakeTwin): TwinCallHandler {
+  return async (op, args) => {
+    try {
+      const value: unknown = await (twin[op] as (...callArgs: unknown[]) => Promise<unknown>)(...args);
+      // Content crosses to the thread as data; the thread adds text() again.
+      if (op === 'readContent') {
+        const { bytes, mediaType, revision, contentHash } = value as WorkProductContent;
+        return { ok: true, value: { bytes, mediaType, revision, contentHash } };
+      }
+      return { ok: true, value };
+    } catch (error) {
+      const typed = error as { code?: string; message?: string; details?: Record<string, unknown> };
+      const code = typed.code === 'PRECONDITION_FAILED' ? 'PRECONDITION_FAILED' : 'HANDLER_ERROR';
+      return { ok: false, error: { code, message: typed.message ?? String(error), details: typed.details ?? { reason: 'INVALID' } } };
+    }
+  };
 }
 
 /** Why an example's output fails as promotion would judge it (the schema, then the declared output), or null. */

@@ -6,6 +6,7 @@ import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/da
 import { ExecutorConfigError, loadExecutorConfig } from './config/executor-config.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
 import { ExecutorModule } from './executor.module.js';
+import { startTracing } from '../../../libs/observability/src/index.js';
 
 async function main(): Promise<void> {
   let config;
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // OTEL_* configure trace export (off by default).
+  const tracing = await startTracing('skill-registry-executor');
   // Same idempotent, lock-protected step as the registry: whichever process starts first migrates.
   await ensureDatabase(config.DATABASE_URL);
   await applyMigrations(config.DATABASE_URL, migrationsDir());
@@ -36,6 +39,7 @@ async function main(): Promise<void> {
       stopping = true;
       app
         .close()
+        .then(() => tracing.shutdown())
         .then(() => process.exit(0))
         .catch((error: unknown) => {
           console.error('shutdown failed:', error);

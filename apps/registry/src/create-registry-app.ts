@@ -15,6 +15,8 @@ import { frameworkErrorHandler, installHttpEdge } from './http-edge/http-edge.js
 import { RegistryModule } from './registry.module.js';
 import { RegistryMetrics } from './metrics/registry-metrics.js';
 import { createValidationPipe } from './validation.js';
+import { startTracing } from '../../../libs/observability/src/index.js';
+import { installRequestTracing } from './tracing/request-tracing.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -35,6 +37,15 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   app.useLogger(app.get(Logger));
   const hostGuard = new HostGuard(config.ALLOWED_HOSTS, config.HOST);
   installHttpEdge(app, { bodyLimit: BODY_LIMIT_BYTES, hostGuard });
+  // OTEL_* configure export (off by default); spans per request only when it is on.
+  const tracing = await startTracing('skill-registry');
+  if (tracing.enabled) {
+    installRequestTracing(app.getHttpAdapter().getInstance());
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onClose', async () => tracing.flush());
+  }
   // Every HTTP answer (REST and MCP) counted by route pattern, never by raw path; gRPC has its interceptor.
   const metrics = app.get(RegistryMetrics);
   app

@@ -60,7 +60,12 @@ export const MAX_LOG_FIELDS_BYTES = 4096;
 const LOG_LEVELS: Record<string, ExecutionLogLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
 
 /** The `log` event of one handler log line: known level, message cut, fields JSON-safe and bounded. */
-export function logEventOf(level: string, message: string, fields: Record<string, unknown> = {}, at = new Date().toISOString()): ExecutionLogEvent {
+export function logEventOf(
+  level: string,
+  message: string,
+  fields: Record<string, unknown> = {},
+  at = new Date().toISOString(),
+): ExecutionLogEvent {
   const text = String(message);
   const cut = text.length > MAX_LOG_MESSAGE_CHARS;
   let json: string | undefined;

@@ -26,6 +26,10 @@ export interface ExecutionRecord {
   purpose: ExecutionPurpose;
   /** The digital twin branch the execution works on. */
   branch: string;
+  /** W3C trace id of the request that asked for it; null when it came without trace context and tracing is off. */
+  traceId: string | null;
+  /** The W3C traceparent its attempts continue. */
+  traceParent: string | null;
   /** The tool it runs (Agent Skills versions); null for a TypeScript skill's handler. */
   tool: string | null;
   status: ExecutionStatus;

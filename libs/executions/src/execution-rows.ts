@@ -40,6 +40,8 @@ export function toExecutionRecord(row: ExecutionRow): ExecutionRecord {
     version: row.version as string,
     purpose: row.purpose as ExecutionPurpose,
     branch: (row.branch as string | undefined) ?? 'main',
+    traceId: (row.trace_id as string | null | undefined) ?? null,
+    traceParent: (row.trace_parent as string | null | undefined) ?? null,
     tool: (row.tool as string | null) ?? null,
     status: row.status as ExecutionStatus,
     input: row.input as Record<string, unknown>,

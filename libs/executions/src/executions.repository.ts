@@ -40,6 +40,8 @@ export interface NewExecution {
   tool?: string | null;
   /** The digital twin branch; default main. */
   branch?: string;
+  traceId?: string | null;
+  traceParent?: string | null;
 }
 
 export interface ExecutionListFilter {
@@ -101,8 +103,8 @@ export class ExecutionsRepository {
     const inserted = await this.sql(
       'create',
       `INSERT INTO executions (id, skill_version_id, skill_name, version, purpose, status, input, max_attempts, warnings,
-                               session_id, caller, idempotency_key, request_hash, tool, branch)
-       VALUES ($1, $2, $3, $4, $5, 'QUEUED', $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                               session_id, caller, idempotency_key, request_hash, tool, branch, trace_id, trace_parent)
+       VALUES ($1, $2, $3, $4, $5, 'QUEUED', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (caller, idempotency_key) DO NOTHING
        RETURNING *`,
       [
@@ -120,6 +122,8 @@ export class ExecutionsRepository {
         execution.requestHash,
         execution.tool ?? null,
         execution.branch ?? 'main',
+        execution.traceId ?? null,
+        execution.traceParent ?? null,
       ],
     );
     if (inserted.rows[0]) return { record: toExecutionRecord(inserted.rows[0]), created: true };

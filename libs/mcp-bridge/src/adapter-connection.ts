@@ -86,7 +86,7 @@ export class AdapterConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: { timeoutMs: number; signal?: AbortSignal; meta?: Record<string, unknown> },
   ): Promise<CallToolResult> {
     const started = Date.now();
     let client: Client;
@@ -100,7 +100,8 @@ export class AdapterConnection {
     try {
       // `timeout`/`signal` make the SDK cancel the request on the wire (per-request stream abort on the
       // 2026-07-28 protocol, `notifications/cancelled` on 2025-era connections) before rejecting.
-      return (await client.callTool({ name: tool, arguments: args }, { timeout: remaining, signal: options.signal })) as CallToolResult;
+      const request = { name: tool, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
+      return (await client.callTool(request, { timeout: remaining, signal: options.signal })) as CallToolResult;
     } catch (error) {
       this.noteFailure(error, options.signal);
       throw error;

@@ -1,3 +1,4 @@
+import { SpanKind, extractTraceContext, inSpan, traceparentOf } from '../../observability/src/tracing.js';
 import type { McpBridge, ToolDescriptor, ToolInvokeOptions } from '@skill-registry/sdk';
 import { describeError } from './adapter-connection.js';
 import type { BridgeLogger } from './logger.js';
@@ -23,6 +24,8 @@ export interface ExecutionViewOptions {
   signal?: AbortSignal;
   /** Skill on whose behalf calls are made; named in precondition errors. */
   skillName?: string;
+  /** The W3C `traceparent` of the execution's attempt: each call is a child span, continued by the adapter. */
+  traceParent?: string | null;
 }
 
 /** The part of the bridge a view needs. */
@@ -30,7 +33,7 @@ interface InvokingBridge extends McpBridge {
   invoke(
     toolId: string,
     params: Record<string, unknown>,
-    options?: ToolInvokeOptions & { skillName?: string },
+    options?: ToolInvokeOptions & { skillName?: string; meta?: Record<string, unknown> },
   ): Promise<Record<string, unknown>>;
 }
 
@@ -48,7 +51,19 @@ export class ExecutionBridgeView implements McpBridge {
     const started = performance.now();
     this.emit({ type: 'tool_invoked', toolId, at: new Date().toISOString() });
     try {
-      const result = await this.bridge.invoke(toolId, params, { timeoutMs: options.timeoutMs, signal, skillName: this.options.skillName });
+      const parent = extractTraceContext({ traceparent: this.options.traceParent ?? undefined });
+      const result = await inSpan(
+        `tool.call ${toolId}`,
+        parent,
+        { kind: SpanKind.CLIENT, attributes: { 'mcp.tool': toolId } },
+        (_span, call) =>
+          this.bridge.invoke(toolId, params, {
+            timeoutMs: options.timeoutMs,
+            signal,
+            skillName: this.options.skillName,
+            meta: { traceparent: traceparentOf(call) ?? undefined },
+          }),
+      );
       this.emit({ type: 'tool_completed', toolId, at: new Date().toISOString(), durationMs: elapsed(started), ok: true });
       return result;
     } catch (error) {

@@ -30,6 +30,8 @@ export interface McpBridgeClientOptions {
 /** Invoke options of the bridge: the SDK's, plus the skill on whose behalf the call is made (for error messages). */
 export interface BridgeInvokeOptions extends ToolInvokeOptions {
   skillName?: string;
+  /** Sent as the call's `_meta` (the W3C `traceparent` of the caller's span). */
+  meta?: Record<string, unknown>;
 }
 
 /** A tool as the bridge lists it: the SDK's descriptor plus where it lives and why it is unavailable. */
@@ -114,7 +116,7 @@ export class McpBridgeClient implements McpBridge {
     if (signal?.aborted) throw new McpTimeoutError(toolId, null);
     const started = Date.now();
     try {
-      const result = await connection.callTool(tool, params, { timeoutMs, signal });
+      const result = await connection.callTool(tool, params, { timeoutMs, signal, meta: options.meta });
       return toolResultToRecord(toolId, result);
     } catch (error) {
       throw this.toSkillError(toolId, connection, error, { timeoutMs, signal, elapsedMs: Date.now() - started });

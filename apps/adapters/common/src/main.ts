@@ -1,6 +1,7 @@
 import { adapterConfigFromEnv } from './config.js';
 import { jsonLogger } from './logger.js';
 import { startAdapterServer } from './server.js';
+import { startTracing } from '../../../../libs/observability/src/tracing.js';
 import type { AdapterDefinition } from './server.js';
 
 /** Entry point of an adapter process: read the environment (fail fast), serve, stop cleanly on SIGTERM/SIGINT. */
@@ -13,6 +14,7 @@ export async function runAdapterMain(adapter: AdapterDefinition, defaultPort: nu
     process.exit(2);
   }
   const logger = jsonLogger(adapter.name, config.logLevel);
+  const tracing = await startTracing(`skill-registry-adapter-${adapter.name}`);
   const running = await startAdapterServer(adapter, { ...config, logger });
   const programs = await Promise.all(adapter.programs.map((program) => program.probe()));
   for (const program of programs) {
@@ -22,7 +24,10 @@ export async function runAdapterMain(adapter: AdapterDefinition, defaultPort: nu
   logger.info('adapter listening', { url: running.url, health: running.healthUrl, programs });
   const stop = (signal: string) => {
     logger.info('stopping', { signal });
-    void running.close().then(() => process.exit(0));
+    void running
+      .close()
+      .then(() => tracing.shutdown())
+      .then(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

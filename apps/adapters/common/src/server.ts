@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostHostValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { SpanKind, extractTraceContext, inSpan } from '../../../../libs/observability/src/tracing.js';
 import type { AdapterLogger } from './logger.js';
 import type { Program, ProgramStatus } from './program.js';
 import type { AdapterLimits, AdapterTool } from './tool.js';
@@ -66,7 +67,14 @@ export async function startAdapterServer(adapter: AdapterDefinition, options: Ad
             ...(status.found ? { programVersion: status.version } : { unavailableReason: tool.program.missingMessage }),
           },
         },
-        (input, context) => tool.execute(input, context.mcpReq.signal, limits, logger),
+        // The caller's trace continues here: the executor sends its tool-call span as `_meta.traceparent`.
+        (input, context) =>
+          inSpan(
+            `tool ${adapter.name}.${tool.name}`,
+            extractTraceContext(context.mcpReq._meta as Record<string, unknown> | undefined),
+            { kind: SpanKind.SERVER, attributes: { 'mcp.tool': `${adapter.name}.${tool.name}` } },
+            () => tool.execute(input, context.mcpReq.signal, limits, logger),
+          ),
       );
     }
     return server;

@@ -23,6 +23,14 @@ import { TwinGateway } from '../twin/twin-gateway.js';
 import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '../../../../libs/mcp-bridge/src/index.js';
+import {
+  SpanKind,
+  SpanStatusCode,
+  extractTraceContext,
+  inSpan,
+  startSpan,
+  traceparentOf,
+} from '../../../../libs/observability/src/index.js';
 
 export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
 
@@ -170,14 +178,39 @@ export class ExecutionRunner {
     }
   }
 
-  private async runHeldAttempt(execution: ExecutionRecord, version: ExecutableVersion, signal: AbortSignal): Promise<void> {
+  /**
+   * The attempt as a span of the execution's trace (the request's, carried on the row), after a span for
+   * the time it waited in the queue; with export off these are no-ops that only pass the context on.
+   */
+  private runHeldAttempt(execution: ExecutionRecord, version: ExecutableVersion, signal: AbortSignal): Promise<void> {
+    const parent = extractTraceContext({ traceparent: execution.traceParent ?? undefined });
+    if (execution.attempts === 1) startSpan('execution.queue_wait', parent, { startTime: execution.createdAt }).span.end();
+    const attributes = {
+      'skill.name': version.name,
+      'skill.version': version.version,
+      'execution.id': execution.id,
+      'execution.attempt': execution.attempts,
+    };
+    return inSpan(`execution.attempt ${version.name}`, parent, { kind: SpanKind.CONSUMER, attributes }, (span, attempt) =>
+      this.runTracedAttempt(execution, version, signal, traceparentOf(attempt)).finally(() => {
+        if (signal.aborted) span.setStatus({ code: SpanStatusCode.ERROR, message: 'cancelled' });
+      }),
+    );
+  }
+
+  private async runTracedAttempt(
+    execution: ExecutionRecord,
+    version: ExecutableVersion,
+    signal: AbortSignal,
+    traceParent: string | null,
+  ): Promise<void> {
     const executionId = execution.id;
     const guard: AttemptGuard = { attempt: execution.attempts };
     this.metrics.attemptStarted(execution);
     this.deferEvent(executionId, { type: 'started', at: now(), attempt: execution.attempts });
     // What this execution runs under (the version's own contract, or its tool's): the one rule, read once.
     const contract = runContractOf(version, execution.tool);
-    const outcome = contract ? await this.attempt(execution, version, contract, signal) : noSuchTool(version, execution.tool);
+    const outcome = contract ? await this.attempt(execution, version, contract, signal, traceParent) : noSuchTool(version, execution.tool);
     if (outcome.ok) {
       await this.conclude(
         executionId,
@@ -233,6 +266,7 @@ export class ExecutionRunner {
     version: ExecutableVersion,
     contract: RunContract,
     signal: AbortSignal,
+    traceParent: string | null,
   ): Promise<HandlerOutcome> {
     try {
       await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
@@ -251,7 +285,7 @@ export class ExecutionRunner {
       const outcome =
         version.format === 'agent-skills'
           ? await this.scripts.run(execution, version, contract, signal)
-          : await this.runHandler(execution, version, contract, signal);
+          : await this.runHandler(execution, version, contract, signal, traceParent);
       if (!outcome.ok) return outcome;
       // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
       // Keyed by tool too: the tools of one Agent Skills package share its content hash.
@@ -284,12 +318,13 @@ export class ExecutionRunner {
     version: ExecutableVersion,
     contract: RunContract,
     signal: AbortSignal,
+    traceParent: string | null,
   ): Promise<HandlerOutcome> {
     // The bridge library's per-execution view reports every tool call; here they become execution events.
     const bridge = new ExecutionBridgeView(
       this.bridge,
       (call) => void this.emit(execution.id, toolEventOf(call)),
-      { skillName: version.name },
+      { skillName: version.name, traceParent },
       silentLogger,
     );
     // Its log lines become `log` events too (bounded per execution), for SSE streams and MCP clients.

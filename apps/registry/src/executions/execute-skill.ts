@@ -15,6 +15,14 @@ import {
   type ExecutionRecord,
 } from '../../../../libs/executions/src/index.js';
 import { TwinStore } from '../../../../libs/twin/src/index.js';
+import {
+  ROOT_TRACE_CONTEXT,
+  SpanKind,
+  type TraceContext,
+  startSpan,
+  traceIdOf,
+  traceparentOf,
+} from '../../../../libs/observability/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { resolveVersion } from '../catalog/version-resolution.js';
@@ -42,6 +50,8 @@ export interface ExecuteCommand {
   waitSeconds?: number;
   /** The digital twin branch the execution works on (default main); it must exist. */
   branch?: string;
+  /** The caller's trace context (a request's `traceparent`); the execution's attempts continue it. */
+  traceContext?: TraceContext;
   /** Promotion runs may execute REGISTERED versions; calls only ACTIVE/DEPRECATED ones. */
   purpose?: ExecutionPurpose;
 }
@@ -100,6 +110,27 @@ export class ExecuteSkill {
           )
           .digest('hex')
       : null;
+    // A span for the enqueue; with export off it only carries the caller's context, so the trace id still lands on the row.
+    const trace = startSpan(`execute ${version.name}`, command.traceContext ?? ROOT_TRACE_CONTEXT, {
+      kind: SpanKind.PRODUCER,
+      attributes: { 'skill.name': version.name, 'skill.version': version.version },
+    });
+    try {
+      return await this.enqueue(command, version, contract, purpose, requestHash, trace.context);
+    } finally {
+      trace.span.end();
+    }
+  }
+
+  private async enqueue(
+    command: ExecuteCommand,
+    version: SkillVersionRecord,
+    contract: RunContract,
+    purpose: ExecutionPurpose,
+    requestHash: string | null,
+    traceContext: TraceContext,
+  ): Promise<ExecuteResult> {
+    const branch = command.branch ?? 'main';
     const { record, created } = await this.executions.create({
       skillVersionId: version.id,
       skillName: version.name,
@@ -108,6 +139,8 @@ export class ExecuteSkill {
       input: command.input,
       tool: contract.tool?.name ?? null,
       branch,
+      traceId: traceIdOf(traceContext),
+      traceParent: traceparentOf(traceContext),
       maxAttempts: maxAttemptsFor(contract),
       warnings: version.status === 'DEPRECATED' ? [deprecationNotice(version)] : [],
       sessionId: command.sessionId ?? null,

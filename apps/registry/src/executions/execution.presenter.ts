@@ -7,6 +7,7 @@ export function presentExecution(execution: ExecutionRecord) {
     version: execution.version,
     tool: execution.tool,
     branch: execution.branch,
+    trace_id: execution.traceId,
     status: execution.status,
     input: execution.input,
     output: execution.output,

@@ -11,6 +11,7 @@ import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionQueries } from './execution-queries.js';
 import { presentExecution } from './execution.presenter.js';
 import { ExecutionStream } from './execution-stream.js';
+import { traceContextOf } from '../tracing/request-tracing.js';
 import {
   EXECUTE_BODY_SCHEMA,
   parseExecuteBody,
@@ -42,6 +43,7 @@ export class ExecutionsController {
     @Query() rawQuery: Record<string, unknown>,
     @Headers('idempotency-key') rawKey: string | undefined,
     @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const { wait } = parseExecuteQuery(rawQuery);
@@ -53,6 +55,7 @@ export class ExecutionsController {
       sessionId: body.session_id,
       tool: body.tool,
       branch: body.branch,
+      traceContext: traceContextOf(request),
       caller: principal.identity,
       idempotencyKey: parseIdempotencyKey(rawKey),
       waitSeconds: wait,

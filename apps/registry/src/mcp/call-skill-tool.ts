@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { CallToolResult } from '@modelcontextprotocol/server';
-import { isTerminal, maxAttemptsFor, type ExecutionEvent } from '../../../../libs/executions/src/index.js';
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/server';
+import { isTerminal, maxAttemptsFor, type ExecutionEvent, type ExecutionLogEvent } from '../../../../libs/executions/src/index.js';
 import { CancelExecution } from '../executions/cancel-execution.js';
 import { ExecuteSkill } from '../executions/execute-skill.js';
 import { ExecutionStream } from '../executions/execution-stream.js';
@@ -10,20 +10,24 @@ import { domainErrorResult, executionResult } from './mcp-tool-results.js';
 
 /** Queueing and retry back-off on top of the handler's own time. */
 const WAIT_SLACK_SECONDS = 30;
+/** How long a finished execution's last events (log lines, its end) may take to be forwarded before the result. */
+const DRAIN_MS = 2000;
 
 export interface ToolCallContext {
   /** Aborted when the client cancels the call or goes away. */
   signal: AbortSignal;
   /** Set when the client asked for progress (sent a progressToken). */
   reportProgress?: (progress: number, message: string) => Promise<void>;
+  /** Set when the client may receive log notifications (the SDK's `mcpReq.log`, which applies the client's level). */
+  log?: (level: LoggingLevel, data: unknown, logger: string) => Promise<void>;
 }
 
 /**
  * `tools/call` of a skill: executes it through ExecuteSkill — the same use-case as
  * POST /v1/skills/{name}/executions, so input validation, deprecation warnings and usage are the
  * same — and waits for the result for as long as the skill may run (its timeout × attempts).
- * While waiting, the execution's events become progress notifications; a cancelled call cancels
- * the execution.
+ * While waiting, the execution's events become progress notifications and its log lines log
+ * notifications (logger = the skill); a cancelled call cancels the execution.
  */
 @Injectable()
 export class CallSkillTool {
@@ -60,13 +64,19 @@ export class CallSkillTool {
     // The tool's own limits (for a TypeScript skill, its version's).
     const waitSeconds = skill.timeoutSeconds * maxAttemptsFor(skill) + WAIT_SLACK_SECONDS;
     const following = new AbortController();
-    const progress = context.reportProgress ? this.followProgress(execution.id, context.reportProgress, following.signal) : null;
+    const forwarding = context.reportProgress || context.log ? this.forwardEvents(execution.id, skill, context, following.signal) : null;
     let final = execution;
     try {
       final = await this.executeSkill.waitIfAsked(execution, waitSeconds, context.signal);
     } finally {
+      // The result is announced by Postgres, the events come through Redis: let the last ones reach the client first.
+      if (forwarding && isTerminal(final.status) && !context.signal.aborted) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([forwarding, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
+        clearTimeout(timer);
+      }
       following.abort();
-      await progress;
+      await forwarding;
     }
     if (context.signal.aborted && !isTerminal(final.status)) {
       await this.cancelExecution
@@ -76,23 +86,29 @@ export class CallSkillTool {
     return executionResult(final, skill, waitSeconds);
   }
 
-  /** Sends one progress notification per execution event until the execution ends or `signal` fires. */
-  private async followProgress(
-    executionId: string,
-    report: NonNullable<ToolCallContext['reportProgress']>,
-    signal: AbortSignal,
-  ): Promise<void> {
+  /**
+   * Until the execution ends or `signal` fires: a log notification per log line, a progress
+   * notification per other event.
+   */
+  private async forwardEvents(executionId: string, skill: ExposedSkill, context: ToolCallContext, signal: AbortSignal): Promise<void> {
     let count = 0;
     try {
-      for await (const stored of this.stream.follow(executionId, '0', signal)) {
+      for await (const { event } of this.stream.follow(executionId, '0', signal)) {
         if (signal.aborted) return;
-        await report(++count, describeEvent(stored.event));
+        if (event.type === 'log') await context.log?.(event.level, logData(event), skill.skillName);
+        else await context.reportProgress?.(++count, describeEvent(event));
       }
     } catch (error) {
-      // Progress is best effort: the result still comes from the execution record.
-      if (!signal.aborted) this.logger.debug(`progress of ${executionId} stopped: ${(error as Error).message}`);
+      // Best effort: the result still comes from the execution record.
+      if (!signal.aborted) this.logger.debug(`events of ${executionId} stopped: ${(error as Error).message}`);
     }
   }
+}
+
+/** The `data` of a log notification: the line's message and fields as the skill logged them. */
+function logData(event: ExecutionLogEvent): Record<string, unknown> {
+  const { message, fields, truncated, at } = event;
+  return { message, ...(fields ? { fields } : {}), ...(truncated ? { truncated } : {}), at };
 }
 
 export function describeEvent(event: ExecutionEvent): string {
@@ -113,5 +129,10 @@ export function describeEvent(event: ExecutionEvent): string {
       return `failed on attempt ${event.attempt} (${event.error.code}: ${event.error.message})`;
     case 'cancelled':
       return `cancelled: ${event.reason}`;
+    case 'log':
+      return `${event.level}: ${event.message}`;
+    default:
+      // An event type newer than this description (the stream is shared with other features): its name.
+      return (event as { type: string }).type.replace(/_/g, ' ');
   }
 }

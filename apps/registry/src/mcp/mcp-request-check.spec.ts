@@ -25,6 +25,16 @@ describe('MCP request params checked before the SDK', () => {
     expect(refused('prompts/get', { name: 'x', arguments: { a: 'b' } })).toBeUndefined();
   });
 
+  it('answers -32602 for a logging/setLevel level that is not one of the MCP levels, or none', () => {
+    const refused = (params: unknown) => malformedParams({ jsonrpc: '2.0', id: 6, method: 'logging/setLevel', params })?.error;
+    expect(refused({ level: 'loud' })).toMatchObject({ code: -32602, message: expect.stringContaining('params.level') });
+    expect(refused({ level: 3 })?.code).toBe(-32602);
+    expect(refused({})?.code).toBe(-32602);
+    expect(refused(undefined)?.code).toBe(-32602);
+    for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
+      expect(refused({ level })).toBeUndefined();
+  });
+
   it('lets well-formed requests, notifications and unknown methods through (the SDK answers those)', () => {
     expect(malformedParams({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'abc' } })).toBeNull();
     expect(malformedParams({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBeNull();

@@ -1,3 +1,4 @@
+import { isSpecType, type LoggingLevel } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /**
@@ -24,11 +25,23 @@ const PARAMS_BY_METHOD = new Map<string, z.ZodType>(
     'skills/list': paginated,
     'skills/get': paramsBase.extend({ uri: z.string() }),
     'resources/directory/read': paginated.extend({ uri: z.string() }),
+    'logging/setLevel': paramsBase.extend({
+      level: z.custom<LoggingLevel>((value) => isSpecType.LoggingLevel(value), {
+        message: 'must be one of debug, info, notice, warning, error, critical, alert, emergency',
+      }),
+    }),
   }),
 );
 
 /** Methods whose params are not optional. */
-const PARAMS_REQUIRED = new Set(['initialize', 'prompts/get', 'resources/read', 'skills/get', 'resources/directory/read']);
+const PARAMS_REQUIRED = new Set([
+  'initialize',
+  'prompts/get',
+  'resources/read',
+  'skills/get',
+  'resources/directory/read',
+  'logging/setLevel',
+]);
 
 /** A JSON-RPC error answer for the first request in `body` whose params are malformed, or null. */
 export function malformedParams(body: unknown): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string } } | null {

@@ -1,5 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { McpServer, ProtocolError, ProtocolErrorCode, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  LOG_LEVEL_META_KEY,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { CallSkillTool } from './call-skill-tool.js';
 import { DISCOVERY_TOOL_NAMES, DiscoveryTools } from './discovery-tools.js';
 import type { McpConnection } from './mcp-connection.js';
@@ -36,7 +43,8 @@ export class McpServerFactory {
 
   create(connection: McpConnection): McpServer {
     const mcp = new McpServer(MCP_SERVER_INFO, {
-      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } },
+      // logging: the SDK answers logging/setLevel (per session) and filters what mcpReq.log sends by it.
+      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, logging: {} },
       instructions: INSTRUCTIONS,
     });
     mcp.server.setRequestHandler('tools/list', (request) => this.toolList.page(connection.filter, request.params?.cursor));
@@ -77,6 +85,19 @@ export class McpServerFactory {
         ? undefined
         : (progress: number, message: string) =>
             context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } });
-    return this.callSkill.call(skill, args, connection, { signal: context.mcpReq.signal, reportProgress });
+    const log = wantsLogs(context) ? context.mcpReq.log : undefined;
+    return this.callSkill.call(skill, args, connection, { signal: context.mcpReq.signal, reportProgress, log });
   }
+}
+
+/**
+ * Whether mcpReq.log can deliver anything for this request, so a call nobody gets logs for does not
+ * follow the execution's events: a 2025-era session gets every level until it sends
+ * logging/setLevel; a 2026-07-28 request (it carries the `_meta` envelope) only the levels at or
+ * above the `io.modelcontextprotocol/logLevel` it names, none without one.
+ */
+function wantsLogs(context: ServerContext): boolean {
+  // The SDK's declaration of the envelope type lost its keys (it reads `{}`).
+  const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
+  return envelope === undefined || envelope[LOG_LEVEL_META_KEY] !== undefined;
 }
