@@ -1,6 +1,7 @@
 // gRPC cases derived from proto/skill_registry.proto (loaded with @grpc/proto-loader, as the
-// registry and test/support/grpc.ts load it): every RPC of skillregistry.v1.SkillRegistry, every
-// request field by its proto type, as messages and as hand-mangled wire bytes.
+// registry and test/support/grpc.ts load it): every RPC of skillregistry.v1.SkillRegistry and
+// skillregistry.v1.Twin, every request field by its proto type, as messages and as hand-mangled
+// wire bytes.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protoLoader from '@grpc/proto-loader';
@@ -11,11 +12,17 @@ import { WIRE_MUTATIONS, bytesField, deepStructBytes, varintField } from './wire
 
 export const PROTO_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto/skill_registry.proto');
 export const SERVICE = 'skillregistry.v1.SkillRegistry';
+export const TWIN_SERVICE = 'skillregistry.v1.Twin';
 export const LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
 
+/** Every RPC of both services by method name (the names are distinct; each method carries its own path). */
 export function loadService() {
   const definition = protoLoader.loadSync(PROTO_PATH, LOADER_OPTIONS);
-  return { definition, service: definition[SERVICE] };
+  const service = { ...definition[SERVICE], ...definition[TWIN_SERVICE] };
+  if (Object.keys(service).length !== Object.keys(definition[SERVICE]).length + Object.keys(definition[TWIN_SERVICE]).length) {
+    throw new Error('an RPC name is in both services: the drill keys RPCs by name');
+  }
+  return { definition, service };
 }
 
 const timestamp = fc.oneof(
@@ -42,7 +49,17 @@ function scalar(field, targets, enums) {
       if (field.name === 'version') return fc.oneof(fc.constantFrom('0.1.0', '1.0.0', '9.9.9'), hostileString);
       if (field.name === 'cursor') return forgedCursor;
       if (field.name === 'id') return fc.oneof(fc.uuid(), hostileString);
+      // Twin requests: real branches, kinds and media types too, so cases get past the first check.
+      if (field.name === 'branch' || field.name === 'from') return fc.oneof(fc.constantFrom('main', 'Main', 'main/..', ''), hostileString);
+      if (field.name === 'kind') return fc.oneof(fc.constantFrom('mesh', 'report', 'Mesh', 'a'.repeat(65)), hostileString);
+      if (field.name === 'media_type')
+        return fc.oneof(
+          fc.constantFrom('text/plain', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'text/plain; charset="x'),
+          hostileString,
+        );
       return fc.oneof(hostileString, withNul);
+    case 'TYPE_BYTES':
+      return fc.oneof(fc.uint8Array({ maxLength: 64 }), fc.constant(new Uint8Array(0))).map((bytes) => Buffer.from(bytes));
     case 'TYPE_UINT32':
       return fc.constantFrom(0, 1, 3, 4, 101, 4294967295, -1, 2 ** 40);
     case 'TYPE_DOUBLE':

@@ -9,7 +9,7 @@ import { type AppConfig, grpcPortOf } from './config/app-config.js';
 import { SkillWatcher } from './discovery/skill-watcher.js';
 import { DiscoveryService } from './discovery/discovery.service.js';
 import { GrpcEndpoint } from './grpc/grpc-endpoint.js';
-import { RegistryGrpcServer } from './grpc/registry-grpc-server.js';
+import { RegistryGrpcServer, maxRequestBytes } from './grpc/registry-grpc-server.js';
 import { HostGuard } from './http-edge/host-guard.js';
 import { frameworkErrorHandler, installHttpEdge } from './http-edge/http-edge.js';
 import { RegistryModule } from './registry.module.js';
@@ -71,7 +71,7 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 
   // Hybrid application: gRPC shares the modules, and the global pipes and filters, of REST.
-  const grpcServer = new RegistryGrpcServer(config.HOST, grpcPortOf(config));
+  const grpcServer = new RegistryGrpcServer(config.HOST, grpcPortOf(config), maxRequestBytes(config.TWIN_MAX_REVISION_BYTES));
   app.connectMicroservice({ strategy: grpcServer }, { inheritAppConfig: true });
 
   await app.init();

@@ -9,7 +9,8 @@ import { ExecutionQueries } from '../executions/execution-queries.js';
 import { ExecutionStream } from '../executions/execution-stream.js';
 import { parseExecutionId } from '../executions/executions.dto.js';
 import { presentDeprecation } from '../skills/skill.presenter.js';
-import { GrpcAuthGuard, GrpcCaller } from './grpc-auth.guard.js';
+import { GrpcAuthGuard, GrpcCaller, GrpcTraceContext } from './grpc-auth.guard.js';
+import type { TraceContext } from '../../../../libs/observability/src/index.js';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { deprecationMessage, executionEventMessage, executionMessage, usageMessage } from './grpc-messages.js';
 import { type ExecuteSkillRequest, type ListExecutionsRequest, parseExecuteSkill, parseListExecutions, required } from './grpc-requests.js';
@@ -29,8 +30,16 @@ export class ExecutionsGrpcController {
   ) {}
 
   @GrpcMethod(GRPC_SERVICE, 'ExecuteSkill')
-  async execute(@Payload() request: ExecuteSkillRequest, @GrpcCaller() principal: Principal) {
-    const { execution, version, created } = await this.executeSkill.execute({ ...parseExecuteSkill(request), caller: principal.identity });
+  async execute(
+    @Payload() request: ExecuteSkillRequest,
+    @GrpcCaller() principal: Principal,
+    @GrpcTraceContext() traceContext: TraceContext,
+  ) {
+    const { execution, version, created } = await this.executeSkill.execute({
+      ...parseExecuteSkill(request),
+      caller: principal.identity,
+      traceContext,
+    });
     return withDeprecationTrailers(
       { execution: executionMessage(execution), deprecation: deprecationMessage(presentDeprecation(version)), created },
       [version],

@@ -1,3 +1,4 @@
+import { type TraceContext, extractTraceContext } from '../../../../libs/observability/src/index.js';
 import type { Metadata } from '@grpc/grpc-js';
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, createParamDecorator } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
@@ -11,6 +12,9 @@ export const GrpcAdminOnly = () => SetMetadata(GRPC_ACCESS, 'admin' satisfies Ac
 
 /** Marks an RPC as needing a publisher or admin token (overrides the controller's GrpcAdminOnly). */
 export const GrpcPublisherOrAdmin = () => SetMetadata(GRPC_ACCESS, 'publish' satisfies AccessLevel);
+
+/** Marks an RPC as a write to the twin: any known token, never none (REST's AnyToken), whatever AGENT_TOKENS says. */
+export const GrpcAnyToken = () => SetMetadata(GRPC_ACCESS, 'write' satisfies AccessLevel);
 
 /** The principal of each call, by the call's metadata object (which lives as long as the call). */
 const principals = new WeakMap<object, Principal>();
@@ -41,3 +45,9 @@ export class GrpcAuthGuard implements CanActivate {
 export const GrpcCaller = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Principal => principals.get(context.switchToRpc().getContext<object>()) ?? ANONYMOUS,
 );
+
+/** The caller's trace context, from the call's `traceparent` metadata (root when none). */
+export const GrpcTraceContext = createParamDecorator((_data: unknown, context: ExecutionContext): TraceContext => {
+  const metadata = context.switchToRpc().getContext<{ get?: (key: string) => unknown[] }>();
+  return extractTraceContext({ traceparent: metadata.get?.('traceparent')?.[0], tracestate: metadata.get?.('tracestate')?.[0] });
+});

@@ -19,8 +19,10 @@ import {
   RequestInvalid,
   SkillNotExecutable,
   SkillNotFound,
+  TwinRefused,
   VersionImmutable,
 } from '../problem/domain-errors.js';
+import { TwinFailure, type TwinFailureReason } from '../../../../libs/twin/src/index.js';
 import { GRPC_STATUS_BY_CODE, toGrpcError } from './grpc-errors.js';
 
 describe('gRPC error mapping', () => {
@@ -55,6 +57,8 @@ describe('gRPC error mapping', () => {
   it('maps every domain error code the registry defines', () => {
     const codes = Object.values(domainErrors)
       .filter((candidate): candidate is typeof DomainError => typeof candidate === 'function' && candidate.prototype instanceof DomainError)
+      // TwinRefused takes its code from the twin's reason: its codes are checked by reason below.
+      .filter((ErrorClass) => ErrorClass !== (TwinRefused as unknown))
       .map((ErrorClass) => Object.create(ErrorClass.prototype) as DomainError)
       .map((instance) => {
         // `code` is an instance field: read it from a constructed instance's class source.
@@ -63,6 +67,28 @@ describe('gRPC error mapping', () => {
       });
     expect(codes.length).toBeGreaterThan(10);
     for (const code of codes) expect(GRPC_STATUS_BY_CODE[code as string]).toBeDefined();
+  });
+
+  it('maps every reason a twin operation is refused for to its status and stable code', () => {
+    // A Record over the reason type: a reason added to libs/twin without an entry here fails the type check.
+    const expected: Record<TwinFailureReason, [status, string]> = {
+      BRANCH_NOT_FOUND: [status.NOT_FOUND, 'TWIN_BRANCH_NOT_FOUND'],
+      BRANCH_EXISTS: [status.ALREADY_EXISTS, 'TWIN_BRANCH_EXISTS'],
+      WORK_PRODUCT_NOT_FOUND: [status.NOT_FOUND, 'WORK_PRODUCT_NOT_FOUND'],
+      REVISION_NOT_FOUND: [status.NOT_FOUND, 'REVISION_NOT_FOUND'],
+      KIND_MISMATCH: [status.FAILED_PRECONDITION, 'KIND_MISMATCH'],
+      INVALID: [status.INVALID_ARGUMENT, 'VALIDATION_FAILED'],
+      TOO_LARGE: [status.INVALID_ARGUMENT, 'TWIN_TOO_LARGE'],
+      MEDIA_TYPE_UNSUPPORTED: [status.INVALID_ARGUMENT, 'UNSUPPORTED_MEDIA_TYPE'],
+    };
+    for (const [reason, [code, errorCode]] of Object.entries(expected)) {
+      const mapped = toGrpcError(new TwinFailure(reason as TwinFailureReason, 'refused', {}, [{ field: 'name', message: 'bad' }]));
+      expect({ reason, code: mapped?.code, errorCode: mapped?.metadata.get('error-code') }).toEqual({
+        reason,
+        code,
+        errorCode: [errorCode],
+      });
+    }
   });
 
   it('answers an unreachable database, whatever the driver raised, as UNAVAILABLE DATABASE_UNAVAILABLE', () => {

@@ -74,6 +74,7 @@ export function executionMessage(execution: ExecutionRecord) {
     error: json.error ? { code: json.error.code, message: json.error.message, details: toStruct(json.error.details) } : undefined,
     session_id: json.session_id ?? undefined,
     tool: json.tool ?? undefined,
+    trace_id: json.trace_id ?? undefined,
     cancel_requested_at: toTimestamp(json.cancel_requested_at),
     created_at: toTimestamp(json.created_at),
     started_at: toTimestamp(json.started_at),

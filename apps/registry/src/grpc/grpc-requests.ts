@@ -16,7 +16,8 @@ export function required(value: string | undefined, field: string): string {
   return value;
 }
 
-function given<T>(value: T | '' | 0 | null | undefined): T | undefined {
+/** A scalar field's value; proto3's empty string and zero mean "not given". */
+export function given<T>(value: T | '' | 0 | null | undefined): T | undefined {
   return value === '' || value === 0 || value === null || value === undefined ? undefined : value;
 }
 
@@ -33,7 +34,7 @@ function tagsGiven(tags: string[] | undefined): string[] | undefined {
 }
 
 /** Runs a REST parser and renames the fields its errors name to the proto's names. */
-function withProtoFields<T>(parse: () => T, names: Record<string, string>): T {
+export function withProtoFields<T>(parse: () => T, names: Record<string, string>): T {
   try {
     return parse();
   } catch (error) {
@@ -182,6 +183,7 @@ export function parseExecuteSkill(request: ExecuteSkillRequest) {
   };
 }
 
-function compact<T extends Record<string, unknown>>(values: T): Partial<T> {
+/** The entries that are not undefined (the REST parsers are strict about unknown and undefined keys alike). */
+export function compact<T extends Record<string, unknown>>(values: T): Partial<T> {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

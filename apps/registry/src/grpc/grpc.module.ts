@@ -8,10 +8,12 @@ import { RegistryHealthReport } from '../health/registry-health.js';
 import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { SkillsModule } from '../skills/skills.module.js';
+import { TwinStoreModule } from '../twin/twin-store.module.js';
 import { AdminGrpcController } from './admin.grpc-controller.js';
 import { ExecutionsGrpcController } from './executions.grpc-controller.js';
 import { GrpcEndpoint } from './grpc-endpoint.js';
 import { SkillsGrpcController } from './skills.grpc-controller.js';
+import { TwinGrpcController } from './twin.grpc-controller.js';
 
 /**
  * The gRPC transport (proto/skill_registry.proto): thin controllers over the same use-cases as REST.
@@ -27,8 +29,9 @@ import { SkillsGrpcController } from './skills.grpc-controller.js';
     ExecutionsModule,
     PackagesModule,
     CompatibilityModule,
+    TwinStoreModule,
   ],
-  controllers: [SkillsGrpcController, AdminGrpcController, ExecutionsGrpcController],
+  controllers: [SkillsGrpcController, AdminGrpcController, ExecutionsGrpcController, TwinGrpcController],
   // RegistryHealthReport is stateless (it reads the catalog), so this module builds its own.
   providers: [RegistryHealthReport, GrpcEndpoint],
   exports: [GrpcEndpoint],

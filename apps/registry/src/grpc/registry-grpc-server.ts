@@ -9,9 +9,27 @@ import { deprecationSignals } from '../skills/deprecation-headers.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { reflectionPackageDefinition } from './reflection-descriptors.js';
 import { checkedRequest, decodingNeverThrows } from './grpc-request-check.js';
+import { DEFAULT_TWIN_LIMITS } from '../../../../libs/twin/src/index.js';
 
 export const GRPC_PACKAGE = 'skillregistry.v1';
 export const GRPC_SERVICE = 'SkillRegistry';
+/** The digital twin's service, in the same package and proto file. */
+export const GRPC_TWIN_SERVICE = 'Twin';
+
+/** Package archives (PublishPackage) may be larger than grpc-js's 4 MiB default; the package limits apply after. */
+const PACKAGE_REQUEST_BYTES = 32 * 1024 * 1024;
+/** Room for the fields of a PutWorkProduct request beside its content (metadata is at most 16 KiB). */
+const TWIN_REQUEST_HEADROOM_BYTES = 1024 * 1024;
+
+/**
+ * The largest request the server reads. A PutWorkProduct whose content is over
+ * TWIN_MAX_REVISION_BYTES must reach the twin's own check (INVALID_ARGUMENT TWIN_TOO_LARGE), so the
+ * limit lies above it; only a request larger still is refused by grpc-js itself (RESOURCE_EXHAUSTED,
+ * from the frame's declared length, before the bytes are read).
+ */
+export function maxRequestBytes(twinMaxRevisionBytes: number = DEFAULT_TWIN_LIMITS.maxRevisionBytes): number {
+  return Math.max(PACKAGE_REQUEST_BYTES, twinMaxRevisionBytes + TWIN_REQUEST_HEADROOM_BYTES);
+}
 
 export function protoPath(): string {
   return path.join(projectRoot(), 'proto', 'skill_registry.proto');
@@ -48,7 +66,12 @@ export class RegistryGrpcServer extends ServerGrpc {
   private readonly grpcLogger = new Logger('Grpc');
   private boundPort: number | null = null;
 
-  constructor(host: string, port: number) {
+  /** `requestBytes`: the receive limit, see maxRequestBytes (pass the configured TWIN_MAX_REVISION_BYTES there). */
+  constructor(
+    host: string,
+    port: number,
+    private readonly requestBytes: number = maxRequestBytes(),
+  ) {
     const options: GrpcOptions['options'] = {
       url: `${host.includes(':') ? `[${host}]` : host}:${port}`,
       package: GRPC_PACKAGE,
@@ -66,15 +89,16 @@ export class RegistryGrpcServer extends ServerGrpc {
   }
 
   override async createClient(): Promise<Server> {
-    // Package archives (PublishPackage) may be larger than grpc-js's 4 MiB default; the package limits apply after.
-    const server = new Server({ 'grpc.max_receive_message_length': 32 * 1024 * 1024 });
+    const server = new Server({ 'grpc.max_receive_message_length': this.requestBytes });
     // grpc-js answers INTERNAL when a request cannot be decoded; decoding failures become a value checkedRequest refuses.
     const addService = server.addService.bind(server);
     server.addService = (service: ServiceDefinition, implementation) => addService(decodingNeverThrows(service), implementation);
     this.boundPort = await new Promise<number>((resolve, reject) =>
       server.bindAsync(this.url, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
     );
-    this.grpcLogger.log(`gRPC ${GRPC_PACKAGE}.${GRPC_SERVICE} listening on ${this.url.replace(/:\d+$/, `:${this.boundPort}`)}`);
+    this.grpcLogger.log(
+      `gRPC ${GRPC_PACKAGE}.${GRPC_SERVICE} and .${GRPC_TWIN_SERVICE} listening on ${this.url.replace(/:\d+$/, `:${this.boundPort}`)}`,
+    );
     return server;
   }
 

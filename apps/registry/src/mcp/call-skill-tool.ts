@@ -7,6 +7,7 @@ import { ExecutionStream } from '../executions/execution-stream.js';
 import type { ExposedSkill } from '../tool-definitions/exposed-skills.js';
 import type { McpConnection } from './mcp-connection.js';
 import { domainErrorResult, executionResult } from './mcp-tool-results.js';
+import { extractTraceContext } from '../../../../libs/observability/src/index.js';
 
 /** Queueing and retry back-off on top of the handler's own time. */
 const WAIT_SLACK_SECONDS = 30;
@@ -20,7 +21,12 @@ export interface ToolCallContext {
   reportProgress?: (progress: number, message: string) => Promise<void>;
   /** Set when the client may receive log notifications (the SDK's `mcpReq.log`, which applies the client's level). */
   log?: (level: LoggingLevel, data: unknown, logger: string) => Promise<void>;
+  /** The request's `_meta`: a branch for this call (`io.skill-registry/branch`) and its `traceparent`. */
+  meta?: Record<string, unknown>;
 }
+
+/** The `_meta` key of a tool call naming the twin branch it works on (over the connection's). */
+export const BRANCH_META_KEY = 'io.skill-registry/branch';
 
 /**
  * `tools/call` of a skill: executes it through ExecuteSkill — the same use-case as
@@ -51,6 +57,8 @@ export class CallSkillTool {
         name: skill.skillName,
         tool: skill.toolName ?? undefined,
         input,
+        branch: branchOf(context.meta, connection),
+        traceContext: context.meta?.traceparent !== undefined ? extractTraceContext(context.meta) : connection.traceContext,
         sessionId: connection.sessionId,
         caller: connection.principal.identity,
         waitSeconds: 0,
@@ -105,6 +113,13 @@ export class CallSkillTool {
   }
 }
 
+/** The branch of a call: its `_meta` names one, else the connection's; a non-string is refused like any bad branch name. */
+function branchOf(meta: Record<string, unknown> | undefined, connection: McpConnection): string | undefined {
+  const named = meta?.[BRANCH_META_KEY];
+  if (named === undefined) return connection.branch;
+  return typeof named === 'string' ? named : String(JSON.stringify(named));
+}
+
 /** The `data` of a log notification: the line's message and fields as the skill logged them. */
 function logData(event: ExecutionLogEvent): Record<string, unknown> {
   const { message, fields, truncated, at } = event;
@@ -131,6 +146,10 @@ export function describeEvent(event: ExecutionEvent): string {
       return `cancelled: ${event.reason}`;
     case 'log':
       return `${event.level}: ${event.message}`;
+    case 'twin_read':
+      return `read work product ${event.work_product_id} revision ${event.revision} on ${event.branch}`;
+    case 'twin_written':
+      return `wrote ${event.kind} ${event.work_product_id} revision ${event.revision} on ${event.branch}`;
     default:
       // An event type newer than this description (the stream is shared with other features): its name.
       return (event as { type: string }).type.replace(/_/g, ' ');

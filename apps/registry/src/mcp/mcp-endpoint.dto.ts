@@ -17,14 +17,16 @@ const mcpEndpointQuery = z
       .optional(),
     domain: z.string().min(1).max(100).optional(),
     agent: z.string().min(1).max(100).optional(),
+    // The digital twin branch tool calls of this connection work on (default main); checked when a call uses it.
+    branch: z.string().min(1).max(100).optional(),
   })
   .strict();
 
-export function parseMcpEndpointQuery(raw: unknown): ToolFilter {
+export function parseMcpEndpointQuery(raw: unknown): { filter: ToolFilter; branch?: string } {
   const parsed = mcpEndpointQuery.safeParse(raw ?? {});
   if (parsed.success) {
-    const { phase, tag, domain, agent } = parsed.data;
-    return { phase, tags: tag, domain, agent };
+    const { phase, tag, domain, agent, branch } = parsed.data;
+    return { filter: { phase, tags: tag, domain, agent }, branch };
   }
   const errors = parsed.error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'

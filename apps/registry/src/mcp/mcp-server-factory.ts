@@ -15,6 +15,7 @@ import { McpToolList } from './mcp-tool-list.js';
 import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';
 import { McpPrompts } from '../mcp-skills/mcp-prompts.js';
+import { McpTwinResources } from '../twin/mcp-twin-resources.js';
 
 export const MCP_SERVER_INFO = { name: 'skill-registry', title: 'Skill Registry', version: '1.0.0' };
 
@@ -39,6 +40,7 @@ export class McpServerFactory {
     private readonly callSkill: CallSkillTool,
     private readonly skills: RegistrySkillSource,
     private readonly prompts: McpPrompts,
+    private readonly twinResources: McpTwinResources,
   ) {}
 
   create(connection: McpConnection): McpServer {
@@ -58,6 +60,8 @@ export class McpServerFactory {
       source: this.skills.for(connection.filter),
       onWarning: (warning) => this.logger.warn(`skills: ${warning.path}: ${warning.message}`),
     }).attach(mcp);
+    // Work products of the digital twin: twin://<branch>/<id>.
+    this.twinResources.attach(mcp, connection);
     return mcp;
   }
 
@@ -86,7 +90,8 @@ export class McpServerFactory {
         : (progress: number, message: string) =>
             context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } });
     const log = wantsLogs(context) ? context.mcpReq.log : undefined;
-    return this.callSkill.call(skill, args, connection, { signal: context.mcpReq.signal, reportProgress, log });
+    const meta = context.mcpReq._meta as Record<string, unknown> | undefined;
+    return this.callSkill.call(skill, args, connection, { signal: context.mcpReq.signal, reportProgress, log, meta });
   }
 }
 

@@ -5,11 +5,14 @@ import { CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
 import { parseMcpEndpointQuery } from './mcp-endpoint.dto.js';
 import { McpEndpoint } from './mcp-endpoint.js';
+import { traceContextOf } from '../tracing/request-tracing.js';
 
 const DESCRIPTION =
   'MCP Streamable HTTP endpoint. Every ACTIVE/DEPRECATED skill is a tool, plus search_skills and get_skill_info. ' +
   'Query parameters fix, for the whole connection, which skills it shows: phase (skills usable at phase ≤ n), tag ' +
-  '(repeatable, all must match), domain, agent. Same bearer tokens and rules as the REST reads.';
+  '(repeatable, all must match), domain, agent; and branch, the digital twin branch its tool calls work on (a call may name ' +
+  'another in _meta["io.skill-registry/branch"]). Work products are resources twin://<branch>/<id>. ' +
+  'Same bearer tokens and rules as the REST reads.';
 
 /**
  * Thin HTTP edge of the MCP endpoint: Host and Origin were checked (http-edge/host-guard.ts), the
@@ -27,6 +30,7 @@ export class McpController {
   @ApiQuery({ name: 'tag', required: false, type: [String] })
   @ApiQuery({ name: 'domain', required: false })
   @ApiQuery({ name: 'agent', required: false })
+  @ApiQuery({ name: 'branch', required: false, description: 'Digital twin branch the tool calls work on (default main)' })
   post(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
@@ -59,8 +63,8 @@ export class McpController {
   }
 
   private async serve(request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>, principal: Principal): Promise<void> {
-    const filter = parseMcpEndpointQuery(query);
+    const { filter, branch } = parseMcpEndpointQuery(query);
     reply.hijack();
-    await this.endpoint.handle(request.raw, reply.raw, request.body, { principal, filter });
+    await this.endpoint.handle(request.raw, reply.raw, request.body, { principal, filter, branch, traceContext: traceContextOf(request) });
   }
 }

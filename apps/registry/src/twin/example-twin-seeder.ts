@@ -20,15 +20,18 @@ export class ExampleTwinSeeder {
     private readonly packages: PackageStore,
   ) {}
 
-  /** The branch the example runs on: `main` when it declares no twin fixtures, else a new promotion branch. */
+  /**
+   * A new, empty promotion branch for the example, holding its twin fixtures when it declares any: an
+   * example that writes (export_mesh writes its mesh) must not write to a branch callers work on either.
+   */
   async branchFor(version: SkillVersionRecord, example: SkillVersionRecord['examples'][number]): Promise<string> {
-    if (!example.twin?.work_products.length) return 'main';
+    const branch = `promotion-${randomBytes(8).toString('hex')}`;
+    await this.twin.createBranch({ name: branch, from: null, purpose: 'promotion' }, PROMOTION);
+    if (!example.twin?.work_products.length) return branch;
     const stored = await this.packages.read(version.contentHash);
     if (!stored) throw new PackageNotStored(version.name, version.version);
     const files = new Map(stored.files.map((file) => [file.path, file.bytes]));
     const workProducts = await resolveExampleTwin(example, files);
-    const branch = `promotion-${randomBytes(8).toString('hex')}`;
-    await this.twin.createBranch({ name: branch, from: null, purpose: 'promotion' }, PROMOTION);
     for (const workProduct of workProducts) {
       await this.twin.put(
         {
