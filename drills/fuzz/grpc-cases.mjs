@@ -6,7 +6,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protoLoader from '@grpc/proto-loader';
 import fc from 'fast-check';
-import { deprecateInvalidatorGrpc, executeInvalidatorGrpc, promoteInvalidatorGrpc, struct } from './grpc-invalid.mjs';
+import {
+  createBranchInvalidatorGrpc,
+  deprecateInvalidatorGrpc,
+  executeInvalidatorGrpc,
+  promoteInvalidatorGrpc,
+  struct,
+} from './grpc-invalid.mjs';
 import { forgedCursor, hostileString, invalidUtf8, tokenArbitrary, withNul, wrongType } from './values.mjs';
 import { WIRE_MUTATIONS, bytesField, deepStructBytes, varintField } from './wire.mjs';
 
@@ -99,6 +105,7 @@ function liveRules(targets) {
     },
     DeprecateSkill: { live: (r) => targets.active.some((s) => s.name === r.name), invalidator: deprecateInvalidatorGrpc },
     ExecuteSkill: { live: (r) => targets.active.some((s) => s.name === r.name), invalidator: executeInvalidatorGrpc },
+    CreateBranch: { live: () => true, invalidator: createBranchInvalidatorGrpc },
   };
 }
 

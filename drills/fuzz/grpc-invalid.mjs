@@ -61,3 +61,9 @@ export const executeInvalidatorGrpc = fc.oneof(
   badKey.map((idempotency_key) => set({ input: struct({ text: 'ok' }), idempotency_key })),
   fc.constantFrom('v1', '1.0', 'latest').map((version) => set({ version })),
 );
+
+/** CreateBranch that must be refused: a name the twin does not allow, or a fork point outside the parent's life. */
+export const createBranchInvalidatorGrpc = fc.oneof(
+  fc.oneof(fc.constantFrom('Main', 'a/b', '../main', '.hidden', 'x'.repeat(64), ' main'), withNul, blank).map((name) => set({ name })),
+  fc.constant(set({ name: 'fuzz-branch', at: { seconds: 32503680000, nanos: 0 } })),
+);

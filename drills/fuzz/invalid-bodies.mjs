@@ -66,3 +66,14 @@ export const executeInvalidator = fc.oneof(
   { arbitrary: fc.oneof(fc.constantFrom('v1', '1.0', 'latest', ''), nonString).map((version) => set('version', version)), weight: 1 },
   { arbitrary: addUnknown, weight: 1 },
 );
+
+/** Branch names the twin refuses (upper case, a slash, too long, NUL, not a string): a valid create would add a branch. */
+const badBranchName = fc.oneof(fc.constantFrom('Main', 'a/b', '../main', '.hidden', 'x'.repeat(64), '', ' main'), withNul, nonString);
+
+/** A branch creation that must fail validation (any valid name would create a branch). */
+export const createBranchInvalidator = fc.oneof(
+  badBranchName.map((name) => set('name', name)),
+  fc.constant(unset('name')),
+  fc.constantFrom('2999-01-01T00:00:00Z', 'yesterday', '2000-01-01T00:00:00Z').map((at) => both(set('name', 'fuzz-branch'), set('at', at))),
+  addUnknown,
+);

@@ -1,7 +1,7 @@
 // REST cases derived from the registry's OpenAPI document (GET /docs-json): every path and method,
 // every parameter by its location and schema, every request body by its schema, each mutated.
 import fc from 'fast-check';
-import { deprecateInvalidator, executeInvalidator, promoteInvalidator } from './invalid-bodies.mjs';
+import { createBranchInvalidator, deprecateInvalidator, executeInvalidator, promoteInvalidator } from './invalid-bodies.mjs';
 import { hostileHeaders, jsonBodyForms, safeBodyForms } from './http-forms.mjs';
 import {
   badPercent,
@@ -26,6 +26,8 @@ function liveRules(targets) {
     'POST /v1/admin/skills/{name}/versions/{version}/promote': { live: isRegistered, invalidator: promoteInvalidator, strict: true },
     'POST /v1/admin/skills/{name}/deprecate': { live: isActive, invalidator: deprecateInvalidator },
     'POST /v1/skills/{name}/executions': { live: isActive, invalidator: executeInvalidator },
+    // Any valid name creates a branch, whatever the target.
+    'POST /v1/twin/branches': { live: () => true, invalidator: createBranchInvalidator },
   };
 }
 

@@ -1,8 +1,18 @@
 // What the fuzz cases must leave alone: row counts and an md5 of the ordered rows of the tables
-// that hold the catalog, its history and the executions (prisma/schema.prisma @@map names).
+// that hold the catalog, its history, the executions and the digital twin (prisma/schema.prisma @@map names).
 import pg from 'pg';
 
-export const TABLES = ['skills', 'skill_versions', 'lifecycle_events', 'executions'];
+export const TABLES = [
+  'skills',
+  'skill_versions',
+  'lifecycle_events',
+  'executions',
+  'twin_branches',
+  'work_products',
+  'work_product_revisions',
+  'work_product_constraints',
+  'twin_reads',
+];
 
 export async function snapshotDatabase(databaseUrl) {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -11,7 +21,7 @@ export async function snapshotDatabase(databaseUrl) {
     const snapshot = {};
     for (const table of TABLES) {
       const { rows } = await client.query(
-        `SELECT count(*)::int AS rows, md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t.id::text), '')) AS md5 FROM ${table} t`,
+        `SELECT count(*)::int AS rows, md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) AS md5 FROM ${table} t`,
       );
       snapshot[table] = rows[0];
     }
