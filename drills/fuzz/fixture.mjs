@@ -72,7 +72,14 @@ export async function prepareTargets(baseUrl, adminToken) {
   }
   const items = await catalog();
   const pick = (status) => items.filter((s) => s.status === status).map((s) => ({ name: s.name, version: s.version }));
-  const targets = { active: pick('ACTIVE'), registered: pick('REGISTERED') };
+  // Every REGISTERED version, not only current ones: an older one (skills/previous) is promotable too.
+  const versions = (
+    await Promise.all(
+      items.map(async (s) => (await (await fetch(`${baseUrl}/v1/skills/${s.name}/versions`, { headers })).json()).items ?? []),
+    )
+  ).flat();
+  const registered = versions.filter((v) => v.status === 'REGISTERED').map((v) => ({ name: v.name, version: v.version }));
+  const targets = { active: pick('ACTIVE'), registered };
   if (!targets.active.length || !targets.registered.length) throw new Error(`unexpected catalog: ${JSON.stringify(targets)}`);
   return targets;
 }
