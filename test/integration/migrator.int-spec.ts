@@ -66,6 +66,11 @@ describe('offline migrator', () => {
         'packages',
         'skill_versions',
         'skills',
+        'twin_branches',
+        'twin_reads',
+        'work_product_constraints',
+        'work_product_revisions',
+        'work_products',
       ]);
       expect(
         await unappliedMigrations(
