@@ -1,7 +1,9 @@
-// Runs the whole system as plain processes: registry, executor and the tool adapters that are built.
-// Output is prefixed per process; Ctrl-C (or SIGTERM) stops them all gracefully.
+// Runs the whole system as plain processes: registry, executor and the tool adapters that are built, all
+// started at once. Output is prefixed per process; once every one answers its health or readiness
+// endpoint it prints how long that took. Ctrl-C (or SIGTERM) stops them all gracefully.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,14 +24,36 @@ const adapters = ADAPTERS.filter((adapter) => existsSync(dist(`apps/adapters/${a
 const toolAdapters =
   process.env.TOOL_ADAPTERS ?? adapters.map((adapter) => `${adapter.name}=http://127.0.0.1:${adapter.port}/mcp`).join(',');
 
+// Where each process says it is ready (the same defaults as their configurations; HOST is shared).
+const host = process.env.HOST ?? '';
+const probeHost = (fallback) => (host === '' ? fallback : host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
+const urlHost = (name) => (name.includes(':') ? `[${name}]` : name);
+const registryPort = Number(process.env.PORT ?? 3000);
+const executorPort = Number(process.env.EXECUTOR_PORT ?? 3100);
+
+// The registry first: it has the most to do before it is ready (catalog, discovery, gRPC).
 const processes = [
+  {
+    name: 'registry',
+    entry: dist('apps/registry/src/main.js'),
+    env: { TOOL_ADAPTERS: toolAdapters },
+    ready: `http://${urlHost(probeHost('127.0.0.1'))}:${registryPort}/readyz`,
+    port: registryPort,
+  },
+  {
+    name: 'executor',
+    entry: dist('apps/executor/src/main.js'),
+    env: { TOOL_ADAPTERS: toolAdapters },
+    ready: `http://${urlHost(probeHost('127.0.0.1'))}:${executorPort}/readyz`,
+    port: executorPort,
+  },
   ...adapters.map((adapter) => ({
     name: adapter.name,
     entry: dist(`apps/adapters/${adapter.name}/src/main.js`),
     env: { PORT: String(adapter.port) },
+    ready: `http://${urlHost(probeHost('127.0.0.1'))}:${adapter.port}/healthz`,
+    port: adapter.port,
   })),
-  { name: 'registry', entry: dist('apps/registry/src/main.js'), env: { TOOL_ADAPTERS: toolAdapters } },
-  { name: 'executor', entry: dist('apps/executor/src/main.js'), env: { TOOL_ADAPTERS: toolAdapters } },
 ];
 
 const children = [];
@@ -72,3 +96,31 @@ for (const spec of processes) {
 
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
+
+/** 200 from `url` (node:http: cheaper to load than fetch while everything boots). */
+function answers(url) {
+  return new Promise((resolve) => {
+    const request = http.get(url, { timeout: 1000 }, (response) => {
+      response.resume();
+      resolve(response.statusCode === 200);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
+}
+
+// Ready: every process answers (the registry's /readyz only once its catalog is loaded and discovered).
+// Not knowable when a port is 0 (picked at random).
+if (processes.every((spec) => spec.port > 0)) {
+  const pending = new Set(processes);
+  const poll = async () => {
+    if (stopping) return;
+    await Promise.all([...pending].map(async (spec) => (await answers(spec.ready)) && pending.delete(spec)));
+    if (pending.size > 0) return void setTimeout(poll, 100);
+    const sinceSpawn = `${process.uptime().toFixed(1)} s after they were started`;
+    const startedAt = Number(process.env.START_SH_STARTED_AT); // set by scripts/start.sh (seconds since the epoch)
+    const sinceStart = startedAt > 0 ? `${(Date.now() / 1000 - startedAt).toFixed(1)} s after npm start began, ` : '';
+    console.log(`[run-all]   ready: ${processes.map((spec) => spec.name).join(', ')} answer, ${sinceStart}${sinceSpawn}`);
+  };
+  setTimeout(poll, 100);
+}

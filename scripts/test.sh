@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: typecheck, lint, then every test (unit, integration, end-to-end) against the
-# real Postgres and Redis on this machine.
+# real Postgres and Redis on this machine, then the OpenAPI document's lint and generated types.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +11,9 @@ npx tsc -p tsconfig.json --noEmit
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
 NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning" npx jest "$@"
+# The OpenAPI document the contract test checked (dist/openapi.json): redocly's recommended rules, and
+# typed bodies for every response with openapi-typescript. Only after a full run (the test writes it).
+if [ "$#" -eq 0 ]; then
+  npm run --silent openapi:lint
+  npm run --silent openapi:types
+fi

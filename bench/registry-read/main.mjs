@@ -1,36 +1,103 @@
-// bench/registry-read: read throughput and latency of the registry against a constant-body
-// baseline route in the same app, measured in one run. Usage: npm run bench:registry-read
+// bench/registry-read: hot reads of the registry against a bare Fastify process (its own process)
+// serving exactly the bytes and headers the registry served for each route, measured in one run,
+// with AGENT_TOKENS unset and set. Usage: npm run bench:registry-read
+// Env: BENCH_SKILLS (1000), BENCH_DURATION_S (10), BENCH_CONNECTIONS (50), BENCH_AUTH (both|unset|set),
+// BENCH_ROUTES (comma-separated substrings: only the routes containing one).
+import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuMs } from '../support/cpu.mjs';
 import { generateSkills, skillName } from '../support/generate-skills.mjs';
-import { benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
+import { ADMIN_TOKEN, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
 
 const SKILLS = Number(process.env.BENCH_SKILLS ?? 1000);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const WARM_UP_S = 2;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const AUTH_MODES = { both: ['unset', 'set'], unset: ['unset'], set: ['set'] }[process.env.BENCH_AUTH ?? 'both'];
+const AGENT_TOKEN = 'bench-agent-token-0001';
+/** Headers that belong to the connection or the moment, not to the response: the bare server makes its own. */
+const NOT_REPLAYED = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
-function run(url, title) {
+const tooled = skillName(500); // requires a tool: its body carries tools_status, computed per request
+const deprecated = skillName(502); // DEPRECATED with a successor and a sunset: Deprecation, Sunset, Link
+const ROUTES = [
+  `/v1/skills/${tooled}`,
+  `/v1/skills/${skillName(501)}/versions`,
+  `/v1/skills/${deprecated}/versions/1.0.0`,
+  '/v1/skills?domain=mechanical&tag=bench&phase=2&limit=20',
+  '/v1/search?q=stress%20limits&limit=10',
+].filter((route) => !process.env.BENCH_ROUTES || process.env.BENCH_ROUTES.split(',').some((part) => route.includes(part)));
+
+/**
+ * Loads `url` for `duration` s; also the server's CPU time per request (`pid`), a figure that other
+ * load on a shared machine disturbs far less than req/s.
+ */
+function load(url, headers, duration, pid) {
+  const cpuBefore = cpuMs(pid);
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, title }, (error, result) => {
+    autocannon({ url, connections: CONNECTIONS, duration, headers }, (error, result) => {
       if (error) return reject(error);
-      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors`));
-      resolve({ title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytes: result.throughput.average });
+      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+      const cpuUs = ((cpuMs(pid) - cpuBefore) * 1000) / Math.max(result.requests.total, 1);
+      resolve({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs });
     });
   });
 }
 
-async function measure(registryUrl, route) {
-  const body = await (await fetch(`${registryUrl}${route}`)).text();
-  const bytes = Buffer.byteLength(body);
-  const baseline = `${registryUrl}/bench/baseline?bytes=${bytes}`;
-  const baselineBytes = Buffer.byteLength(await (await fetch(baseline)).text());
-  // Warm both paths, then measure baseline and route back to back.
-  await run(`${registryUrl}${route}`, 'warm-up').catch(() => undefined);
-  const base = await run(baseline, `baseline (${baselineBytes} B)`);
-  const real = await run(`${registryUrl}${route}`, `${route} (${bytes} B)`);
-  return { base, real };
+/** The registry's answer to `route`, as the bare server replays it. */
+async function record(registryUrl, route, headers) {
+  const response = await fetch(`${registryUrl}${route}`, { headers });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`${route}: ${response.status} ${body}`);
+  const replayed = {};
+  for (const [name, value] of response.headers) if (!NOT_REPLAYED.has(name)) replayed[name] = value;
+  return { url: route, status: response.status, headers: replayed, body };
+}
+
+async function startBareServer(responses) {
+  const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'bare-server.mjs'), { stdio: 'inherit' });
+  const port = await new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    child.send({ responses });
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function admin(registryUrl, method, route, body) {
+  const response = await fetch(`${registryUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+}
+
+/** Every route of one registry process against the bare server, back to back per route. */
+async function measureMode({ url: registryUrl, child }, mode) {
+  const headers = mode === 'set' ? { authorization: `Bearer ${AGENT_TOKEN}` } : {};
+  const responses = [];
+  for (const route of ROUTES) responses.push(await record(registryUrl, route, headers));
+  const bare = await startBareServer(responses);
+  const rows = [];
+  try {
+    for (const { url: route, headers: recordedHeaders, body } of responses) {
+      const replayed = await record(bare.url, route, headers);
+      if (replayed.body !== body) throw new Error(`bare server does not replay ${route} byte for byte`);
+      await load(`${registryUrl}${route}`, headers, WARM_UP_S, child.pid);
+      await load(`${bare.url}${route}`, headers, WARM_UP_S, bare.child.pid);
+      const base = await load(`${bare.url}${route}`, headers, DURATION_S, bare.child.pid);
+      const real = await load(`${registryUrl}${route}`, headers, DURATION_S, child.pid);
+      rows.push({ route, mode, bytes: Buffer.byteLength(body), headers: recordedHeaders, base, real, load: os.loadavg()[0] });
+    }
+  } finally {
+    await stopProcess(bare.child);
+  }
+  return rows;
 }
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'bench-skills-'));
@@ -39,44 +106,56 @@ let registry;
 try {
   console.log(`generating ${SKILLS} skill packages in ${root} ...`);
   await generateSkills(root, SKILLS);
-  const env = { DATABASE_URL: databaseUrl, SKILL_PATHS: root, BENCH_BASELINE_ROUTE: 'true' };
+  const env = { DATABASE_URL: databaseUrl, SKILL_PATHS: root, AGENT_TOKENS: '' };
 
   registry = await startRegistryProcess(env);
   const coldStartMs = registry.startupMs;
+  for (const name of [deprecated, skillName(503)]) {
+    await admin(registry.url, 'POST', `/v1/admin/skills/${name}/versions/1.0.0/promote`, { force: true, reason: 'bench' });
+  }
+  const sunset = new Date(Date.now() + 90 * 86_400_000).toISOString();
+  await admin(registry.url, 'POST', `/v1/admin/skills/${deprecated}/deprecate`, {
+    reason: 'bench: replaced',
+    successor: `${skillName(503)}@1.0.0`,
+    sunset,
+  });
   await stopProcess(registry.child);
-  registry = await startRegistryProcess(env);
-  const warmStartMs = registry.startupMs;
-  const listed = await (await fetch(`${registry.url}/v1/health`)).json();
-  console.log(`catalog: ${listed.skills} skills, by status ${JSON.stringify(listed.by_status)}`);
+  registry = undefined;
 
-  const routes = [`/v1/skills/${skillName(Math.floor(SKILLS / 2))}`, '/v1/skills?domain=mechanical&tag=bench&phase=2&limit=20'];
   const rows = [];
-  for (const route of routes) {
-    const { base, real } = await measure(registry.url, route);
-    rows.push({ route, base, real });
+  let warmStartMs = 0;
+  for (const mode of AUTH_MODES) {
+    registry = await startRegistryProcess(mode === 'set' ? { ...env, AGENT_TOKENS: `bench-agent=${AGENT_TOKEN}` } : env);
+    warmStartMs ||= registry.startupMs;
+    rows.push(...(await measureMode(registry, mode)));
+    await stopProcess(registry.child);
+    registry = undefined;
   }
 
   const cpus = os.cpus();
   console.log(
-    `\nmachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}; autocannon ${CONNECTIONS} connections × ${DURATION_S} s per route`,
+    `\nmachine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}; autocannon ${CONNECTIONS} connections × ${DURATION_S} s per route and server`,
   );
   console.log(
     `start-up with ${SKILLS} packages: cold (empty database) ${(coldStartMs / 1000).toFixed(2)} s, warm ${(warmStartMs / 1000).toFixed(2)} s  (target ≤ 15 s)`,
   );
-  console.log('\nroute'.padEnd(62) + 'req/s'.padStart(10) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9));
+  console.log('baseline: a bare Fastify process serving the bytes and headers the registry served for each route\n');
+  const header = `${'route'.padEnd(58)}${'auth'.padEnd(6)}${'bytes'.padStart(6)}  ${'registry req/s'.padStart(14)}${'bare req/s'.padStart(11)}${'ratio'.padStart(7)}  ${'registry p99'.padStart(12)}${'bare p99'.padStart(9)}${'ratio'.padStart(7)}  ${'CPU µs/req registry, bare'.padStart(26)}${'load'.padStart(6)}`;
+  console.log(header);
   let ok = coldStartMs <= 15000;
-  for (const { route, base, real } of rows) {
-    for (const r of [base, real]) {
-      console.log(`${r.title.padEnd(61)}${r.rps.toFixed(0).padStart(10)}${String(r.p50).padStart(9)}${String(r.p99).padStart(9)}`);
-    }
+  for (const { route, mode, bytes, base, real, load: loadAverage } of rows) {
     const rpsRatio = real.rps / base.rps;
     const p99Ratio = real.p99 / Math.max(base.p99, 1);
     const pass = rpsRatio >= 0.8 && p99Ratio <= 1.5;
     ok &&= pass;
     console.log(
-      `  ${route}: req/s ratio ${rpsRatio.toFixed(2)} (target ≥ 0.80), p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.50) ${pass ? 'PASS' : 'FAIL'}\n`,
+      `${route.padEnd(58)}${(mode === 'set' ? 'token' : 'none').padEnd(6)}${String(bytes).padStart(6)}  ${real.rps.toFixed(0).padStart(14)}${base.rps.toFixed(0).padStart(11)}${rpsRatio.toFixed(2).padStart(7)}  ${`${real.p99} ms`.padStart(12)}${`${base.p99} ms`.padStart(9)}${p99Ratio.toFixed(2).padStart(7)}  ${`${real.cpuUs.toFixed(0)}, ${base.cpuUs.toFixed(0)}`.padStart(26)}${loadAverage.toFixed(1).padStart(6)}  ${pass ? 'PASS' : 'FAIL'}`,
     );
   }
+  console.log('\ntargets: req/s ratio ≥ 0.80, p99 ratio ≤ 1.50 (p99 of the bare server taken as at least 1 ms)');
+  console.log('load: the 1-minute load average after each route (other work on this machine skews req/s; CPU µs/req much less)');
+  const replayedHeaders = [...new Set(rows.flatMap((row) => Object.keys(row.headers)))].sort();
+  console.log(`headers replayed by the bare server: ${replayedHeaders.join(', ')}`);
   console.log(ok ? 'all targets met' : 'some targets missed');
   process.exitCode = ok ? 0 : 1;
 } finally {

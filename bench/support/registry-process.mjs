@@ -45,11 +45,21 @@ export async function dropDatabase(databaseUrl) {
  */
 export async function startRegistryProcess(env, options = {}) {
   const port = options.port ?? (await freePort());
+  // A gRPC port of its own too: the default (50051) may be taken by another registry on this machine.
+  const grpcPort = env.GRPC_PORT ?? String(await freePort());
   const started = performance.now();
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/registry/src/main.js')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKENS: `bench=${ADMIN_TOKEN}`, ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ADMIN_TOKENS: `bench=${ADMIN_TOKEN}`,
+      GRPC_PORT: grpcPort,
+      ...env,
+    },
     stdio: options.log ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
   });
   if (options.log) {

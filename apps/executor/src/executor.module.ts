@@ -3,7 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type pg from 'pg';
 import { Redis } from 'ioredis';
 import { createPgPool } from '../../../libs/database/src/index.js';
-import { ExecutionEventLog, ExecutionsRepository } from '../../../libs/executions/src/index.js';
+import { BatchedExecutionWrites, ExecutionEventLog, ExecutionsRepository } from '../../../libs/executions/src/index.js';
 import { PackageCache, PackageStore } from '../../../libs/package-store/src/index.js';
 import { ScriptSandbox } from '../../../libs/script-sandbox/src/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
@@ -39,12 +39,19 @@ export class ExecutorModule {
         provide: PG_POOL,
         useFactory: () => {
           const logger = new Logger('Database');
-          return createPgPool(config.DATABASE_URL, Math.max(4, config.EXECUTOR_CONCURRENCY + 2), (error) =>
+          // Attempt starts and finishes are group-committed, so connections need not grow with concurrency.
+          return createPgPool(config.DATABASE_URL, Math.min(16, Math.max(4, config.EXECUTOR_CONCURRENCY + 2)), (error) =>
             logger.warn(`connection lost: ${error.message}`),
           );
         },
       },
       { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [PG_POOL] },
+      {
+        provide: BatchedExecutionWrites,
+        useFactory: (executions: ExecutionsRepository) =>
+          new BatchedExecutionWrites(executions, { maxBatch: config.WRITE_BATCH_MAX, windowMs: config.WRITE_BATCH_WINDOW_MS }),
+        inject: [ExecutionsRepository],
+      },
       { provide: TwinStore, useFactory: (pool: pg.Pool) => new TwinStore(pool, twinLimitsOf(config)), inject: [PG_POOL] },
       TwinGateway,
       {

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/database/src/index.js';
+import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { SkillCatalog } from './catalog/skill-catalog.js';
 import { type AppConfig, grpcPortOf } from './config/app-config.js';
 import { SkillWatcher } from './discovery/skill-watcher.js';
@@ -12,9 +13,13 @@ import { GrpcEndpoint } from './grpc/grpc-endpoint.js';
 import { RegistryGrpcServer, maxRequestBytes } from './grpc/registry-grpc-server.js';
 import { HostGuard } from './http-edge/host-guard.js';
 import { frameworkErrorHandler, installHttpEdge } from './http-edge/http-edge.js';
+import { installReadFastPath } from './http-edge/read-fast-path.js';
 import { RegistryModule } from './registry.module.js';
 import { RegistryMetrics } from './metrics/registry-metrics.js';
+import { SearchReads } from './search/search-reads.js';
+import { SkillReads } from './skills/skill-reads.js';
 import { createValidationPipe } from './validation.js';
+import { createRegistryDocument } from './openapi/registry-document.js';
 import { startTracing } from '../../../libs/observability/src/index.js';
 import { installRequestTracing } from './tracing/request-tracing.js';
 
@@ -25,7 +30,12 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
  * the gRPC server listening on GRPC_PORT (the bound port is `app.get(GrpcEndpoint).port`). The
  * caller decides where REST listens.
  */
-export async function createRegistryApp(config: AppConfig): Promise<NestFastifyApplication> {
+export interface RegistryAppOptions {
+  /** Answer the hot catalog reads before the Nest pipeline (see read-fast-path.ts); off only to compare with the Nest path. */
+  readFastPath?: boolean;
+}
+
+export async function createRegistryApp(config: AppConfig, options: RegistryAppOptions = {}): Promise<NestFastifyApplication> {
   await ensureDatabase(config.DATABASE_URL);
   await applyMigrations(config.DATABASE_URL, migrationsDir());
 
@@ -37,6 +47,13 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   app.useLogger(app.get(Logger));
   const hostGuard = new HostGuard(config.ALLOWED_HOSTS, config.HOST);
   installHttpEdge(app, { bodyLimit: BODY_LIMIT_BYTES, hostGuard });
+  if (options.readFastPath !== false) {
+    installReadFastPath(app.getHttpAdapter().getInstance(), () => ({
+      skills: app.get(SkillReads),
+      search: app.get(SearchReads),
+      authenticator: app.get(TokenAuthenticator),
+    }));
+  }
   // OTEL_* configure export (off by default); spans per request only when it is on.
   const tracing = await startTracing('skill-registry');
   if (tracing.enabled) {
@@ -59,16 +76,8 @@ export async function createRegistryApp(config: AppConfig): Promise<NestFastifyA
   app.get(Logger).log(`HTTP answers to Host ${hostGuard.names?.join(', ') ?? '* (any; ALLOWED_HOSTS=*)'}`, 'HttpEdge');
   app.useGlobalPipes(createValidationPipe());
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Skill Registry')
-      .setDescription('Catalog, lifecycle and execution of engineering skills for AI agents')
-      .setVersion('1')
-      .addBearerAuth()
-      .build(),
-  );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  // The OpenAPI contract (openapi/registry-document.ts); test/e2e/openapi-contract.e2e-spec.ts holds the routes to it.
+  SwaggerModule.setup('docs', app, createRegistryDocument(app), { jsonDocumentUrl: 'docs-json' });
 
   // Hybrid application: gRPC shares the modules, and the global pipes and filters, of REST.
   const grpcServer = new RegistryGrpcServer(config.HOST, grpcPortOf(config), maxRequestBytes(config.TWIN_MAX_REVISION_BYTES));

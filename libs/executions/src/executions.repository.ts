@@ -3,7 +3,7 @@ import type { SkillFormat, StoredTool } from '../../contracts/src/index.js';
 import pg from 'pg';
 import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 import { VERSION_COLUMNS, toExecutionRecord, toVersion } from './execution-rows.js';
-import { EXECUTION_FINISHED_CHANNEL, FINISHED_PAYLOAD_MAX_BYTES } from './finished-announcements.js';
+import { CREATE_EXECUTIONS, FINISH_EXECUTIONS, START_ATTEMPTS } from './execution-write-statements.js';
 
 /** What the executor needs of the skill version an execution runs. */
 export interface ExecutableVersion {
@@ -44,6 +44,17 @@ export interface NewExecution {
   traceParent?: string | null;
 }
 
+export type TerminalStatus = Extract<ExecutionStatus, 'SUCCEEDED' | 'FAILED' | 'CANCELLED'>;
+
+/** One execution's move to a terminal state (see ExecutionsRepository.finish). */
+export interface FinishRequest {
+  id: string;
+  status: TerminalStatus;
+  output?: Record<string, unknown> | null;
+  error?: ExecutionError | null;
+  guard?: AttemptGuard;
+}
+
 export interface ExecutionListFilter {
   skill?: string;
   status?: ExecutionStatus;
@@ -82,6 +93,11 @@ function guardValues(guard: AttemptGuard | undefined): [number | null, number | 
   return [guard?.attempt ?? null, guard?.staleForMs ?? null];
 }
 
+/** The multi-row statements match rows to requests by id: one statement may not name an execution twice. */
+function assertDistinct(ids: string[]): void {
+  if (new Set(ids).size !== ids.length) throw new Error('one statement cannot write the same execution twice');
+}
+
 /**
  * The only place that reads and writes executions. Plain pg rather than Prisma: these statements
  * sit on the execution hot path (a Prisma round trip costs ~1 ms more here, see field notes).
@@ -100,38 +116,51 @@ export class ExecutionsRepository {
 
   /** Inserts a QUEUED execution; with an idempotency key already used by `caller`, returns the existing one. */
   async create(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
-    const inserted = await this.sql(
-      'create',
-      `INSERT INTO executions (id, skill_version_id, skill_name, version, purpose, status, input, max_attempts, warnings,
-                               session_id, caller, idempotency_key, request_hash, tool, branch, trace_id, trace_parent)
-       VALUES ($1, $2, $3, $4, $5, 'QUEUED', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-       ON CONFLICT (caller, idempotency_key) DO NOTHING
-       RETURNING *`,
-      [
-        randomUUID(),
-        execution.skillVersionId,
-        execution.skillName,
-        execution.version,
-        execution.purpose,
-        JSON.stringify(execution.input),
-        execution.maxAttempts,
-        JSON.stringify(execution.warnings),
-        execution.sessionId,
+    return (await this.createMany([execution]))[0] as { record: ExecutionRecord; created: boolean };
+  }
+
+  /**
+   * create() for several executions in one statement (one transaction); one result per execution, in
+   * order. An execution whose idempotency key `caller` already used (before, or earlier in this list)
+   * gets the existing one, `created: false`.
+   */
+  async createMany(executions: NewExecution[]): Promise<{ record: ExecutionRecord; created: boolean }[]> {
+    const ids = executions.map(() => randomUUID());
+    const column = <T>(pick: (execution: NewExecution) => T) => executions.map(pick);
+    const inserted = await this.sql('createMany', CREATE_EXECUTIONS, [
+      ids,
+      column((e) => e.skillVersionId),
+      column((e) => e.skillName),
+      column((e) => e.version),
+      column((e) => e.purpose),
+      column((e) => JSON.stringify(e.input)),
+      column((e) => e.maxAttempts),
+      column((e) => JSON.stringify(e.warnings)),
+      column((e) => e.sessionId),
+      column((e) => e.caller),
+      column((e) => e.idempotencyKey),
+      column((e) => e.requestHash),
+      column((e) => e.tool ?? null),
+      column((e) => e.branch ?? 'main'),
+      column((e) => e.traceId ?? null),
+      column((e) => e.traceParent ?? null),
+    ]);
+    const byId = new Map(inserted.rows.map((row) => [row.id as string, row]));
+    const results: { record: ExecutionRecord; created: boolean }[] = [];
+    for (const [index, execution] of executions.entries()) {
+      const row = byId.get(ids[index] as string);
+      if (row) {
+        results.push({ record: toExecutionRecord(row), created: true });
+        continue;
+      }
+      // Skipped by ON CONFLICT: the caller's key is taken; the execution it names is the answer.
+      const existing = await this.sql('findByIdempotencyKey', `SELECT * FROM executions WHERE caller = $1 AND idempotency_key = $2`, [
         execution.caller,
         execution.idempotencyKey,
-        execution.requestHash,
-        execution.tool ?? null,
-        execution.branch ?? 'main',
-        execution.traceId ?? null,
-        execution.traceParent ?? null,
-      ],
-    );
-    if (inserted.rows[0]) return { record: toExecutionRecord(inserted.rows[0]), created: true };
-    const existing = await this.sql('findByIdempotencyKey', `SELECT * FROM executions WHERE caller = $1 AND idempotency_key = $2`, [
-      execution.caller,
-      execution.idempotencyKey,
-    ]);
-    return { record: toExecutionRecord(existing.rows[0]), created: false };
+      ]);
+      results.push({ record: toExecutionRecord(existing.rows[0]), created: false });
+    }
+    return results;
   }
 
   async findById(id: string): Promise<ExecutionRecord | null> {
@@ -189,16 +218,18 @@ export class ExecutionsRepository {
    * (finished, cancelled, or an attempt is marked running: a worker was lost mid-attempt).
    */
   async startAttempt(id: string): Promise<ExecutionRecord | null> {
-    const result = await this.sql(
-      'startAttempt',
-      `UPDATE executions
-          SET status = 'RUNNING', attempts = attempts + 1, attempt_running = true,
-              started_at = COALESCE(started_at, now()), heartbeat_at = now()
-        WHERE id = $1 AND status IN ('QUEUED', 'RUNNING') AND NOT attempt_running AND cancel_requested_at IS NULL
-        RETURNING *`,
-      [id],
-    );
-    return result.rows[0] ? toExecutionRecord(result.rows[0]) : null;
+    return (await this.startAttempts([id]))[0] ?? null;
+  }
+
+  /** startAttempt() for several executions (distinct ids) in one statement; one result per id, in order. */
+  async startAttempts(ids: string[]): Promise<(ExecutionRecord | null)[]> {
+    assertDistinct(ids);
+    const result = await this.sql('startAttempts', START_ATTEMPTS, [ids]);
+    const byId = new Map(result.rows.map((row) => [row.id as string, row]));
+    return ids.map((id) => {
+      const row = byId.get(id);
+      return row ? toExecutionRecord(row) : null;
+    });
   }
 
   /** Ends a failed attempt that will be retried: back to QUEUED with the last error. */
@@ -230,32 +261,32 @@ export class ExecutionsRepository {
    */
   async finish(
     id: string,
-    status: Extract<ExecutionStatus, 'SUCCEEDED' | 'FAILED' | 'CANCELLED'>,
+    status: TerminalStatus,
     result: { output?: Record<string, unknown> | null; error?: ExecutionError | null },
     guard?: AttemptGuard,
   ): Promise<ExecutionRecord | null> {
-    const updated = await this.sql(
-      'finish',
-      `WITH finished AS (
-         UPDATE executions
-            SET status = $2, output = $3, error = $4, attempt_running = false, finished_at = now(),
-                duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(started_at, created_at))) * 1000)::int)
-          WHERE id = $1 AND status NOT IN ${TERMINAL} AND ${guardSql(5)}
-          RETURNING *)
-       SELECT finished.*,
-              pg_notify('${EXECUTION_FINISHED_CHANNEL}',
-                        CASE WHEN octet_length(announced.payload) <= ${FINISHED_PAYLOAD_MAX_BYTES} THEN announced.payload
-                             ELSE json_build_object('id', finished.id)::text END) AS notified
-         FROM finished, LATERAL (SELECT row_to_json(finished)::text AS payload) announced`,
-      [
-        id,
-        status,
-        result.output === undefined || result.output === null ? null : JSON.stringify(result.output),
-        result.error ? JSON.stringify(result.error) : null,
-        ...guardValues(guard),
-      ],
-    );
-    return updated.rows[0] ? toExecutionRecord(updated.rows[0]) : null;
+    return (await this.finishMany([{ id, status, ...result, guard }]))[0] ?? null;
+  }
+
+  /**
+   * finish() for several executions (distinct ids) in one statement, each under its own guard; one
+   * result per request, in order: the final record where that request decided the end, else null.
+   */
+  async finishMany(requests: FinishRequest[]): Promise<(ExecutionRecord | null)[]> {
+    assertDistinct(requests.map((request) => request.id));
+    const updated = await this.sql('finishMany', FINISH_EXECUTIONS, [
+      requests.map((request) => request.id),
+      requests.map((request) => request.status),
+      requests.map((request) => (request.output === undefined || request.output === null ? null : JSON.stringify(request.output))),
+      requests.map((request) => (request.error ? JSON.stringify(request.error) : null)),
+      requests.map((request) => request.guard?.attempt ?? null),
+      requests.map((request) => request.guard?.staleForMs ?? null),
+    ]);
+    const byId = new Map(updated.rows.map((row) => [row.id as string, row]));
+    return requests.map((request) => {
+      const row = byId.get(request.id);
+      return row ? toExecutionRecord(row) : null;
+    });
   }
 
   /**

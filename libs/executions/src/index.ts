@@ -3,3 +3,5 @@ export * from './execution-model.js';
 export * from './executions.repository.js';
 export * from './queue.js';
 export * from './finished-announcements.js';
+export * from './group-commit.js';
+export * from './batched-execution-writes.js';

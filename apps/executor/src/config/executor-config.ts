@@ -30,6 +30,10 @@ export const executorConfigSchema = z
     DURABLE_WRITE_MAX_WAIT_MS: positiveInt(0, 3_600_000).default(120_000),
     RETRY_BASE_MS: positiveInt(1, 600_000).default(500),
     RETRY_MAX_MS: positiveInt(1, 3_600_000).default(30_000),
+    /** Group commit of attempt starts and finishes: most rows per statement (1 = one statement per write). */
+    WRITE_BATCH_MAX: positiveInt(1, 1000).default(64),
+    /** ... and the longest a write waits for its statement while others are in flight. */
+    WRITE_BATCH_WINDOW_MS: z.coerce.number().int().min(0).max(100).default(2),
     /** How long an execution's 'started' event may wait to be published with its next event (0 = at once). */
     EVENT_HOLD_MS: positiveInt(0, 1000).default(20),
     /** Where stored packages are materialised (one directory per content hash; survives restarts). */

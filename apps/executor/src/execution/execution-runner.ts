@@ -4,6 +4,7 @@ import { JsonSchemaValidator, runContractOf, type RunContract } from '../../../.
 import { retryWhileUnavailable } from '../../../../libs/database/src/index.js';
 import {
   type AttemptGuard,
+  BatchedExecutionWrites,
   ExecutionEventLog,
   type ExecutableVersion,
   type ExecutionError,
@@ -59,6 +60,8 @@ export class ExecutionRunner {
 
   constructor(
     private readonly executions: ExecutionsRepository,
+    /** Attempt starts and finishes of this process, group-committed (the job is acknowledged only after). */
+    private readonly writes: BatchedExecutionWrites,
     private readonly events: ExecutionEventLog,
     private readonly sandbox: SandboxPool,
     private readonly hooks: HookRunner,
@@ -115,7 +118,7 @@ export class ExecutionRunner {
       details: { attempt: execution.attempts },
     };
     if (!idempotent || execution.attempts >= execution.maxAttempts) {
-      const failed = await this.executions.finish(execution.id, 'FAILED', { error: lost }, guard);
+      const failed = await this.writes.finish(execution.id, 'FAILED', { error: lost }, guard);
       if (!failed) return null;
       this.metrics.takenOver(execution, 'failed');
       this.metrics.concluded(failed);
@@ -131,7 +134,7 @@ export class ExecutionRunner {
   /** One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt. */
   async run(executionId: string): Promise<void> {
     // Common case: one statement, and the version from the cache; anything unusual is sorted out below.
-    const fast = await this.executions.startAttempt(executionId);
+    const fast = await this.writes.startAttempt(executionId);
     if (fast) {
       const cached = await this.versionOf(fast.skillVersionId);
       if (cached) return this.runAttempt(fast, cached);
@@ -152,7 +155,7 @@ export class ExecutionRunner {
       return;
     }
 
-    execution = await this.executions.startAttempt(executionId);
+    execution = await this.writes.startAttempt(executionId);
     if (!execution) {
       const current = await this.executions.findById(executionId);
       if (!current || isTerminal(current.status) || !current.attemptRunning) return;
@@ -160,7 +163,7 @@ export class ExecutionRunner {
       // and this pickup takes it over; if the heartbeat is fresh, a live worker has it and this
       // duplicate delivery (a lapsed BullMQ lock, a takeover job) leaves it alone.
       if ((await this.takeOver(current, runContractOf(version, current.tool)?.idempotent ?? false)) !== 'released') return;
-      execution = await this.executions.startAttempt(executionId);
+      execution = await this.writes.startAttempt(executionId);
       if (!execution) return;
     }
 
@@ -371,7 +374,7 @@ export class ExecutionRunner {
     event: ExecutionEvent,
     guard?: AttemptGuard,
   ): Promise<void> {
-    const finished = await this.durably(() => this.executions.finish(executionId, status, result, guard));
+    const finished = await this.durably(() => this.writes.finish(executionId, status, result, guard));
     if (!finished) {
       // Someone else decided first (a cancellation, or a takeover of this attempt) and published the end.
       this.takeHeldEvents(executionId);

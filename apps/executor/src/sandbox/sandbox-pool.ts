@@ -20,7 +20,25 @@ interface SandboxThread {
   worker: Worker;
   ready: Promise<void>;
   busy: boolean;
+  /** It carries the compiler (it had to transpile a package): replaced once its run ends. */
+  retire: boolean;
 }
+
+/** Options of a SandboxPool. */
+export interface SandboxPoolOptions {
+  /** Most threads at once (one run per thread). */
+  maxThreads: number;
+  cancelGraceMs: number;
+  resourceLimits?: { maxOldGenerationSizeMb?: number; maxYoungGenerationSizeMb?: number };
+  /**
+   * When every thread is busy, how long a run waits for one to become free before another thread is
+   * started (threads are few while runs are short; long runs still get threads of their own).
+   */
+  spawnAfterMs?: number;
+}
+
+/** Default of SandboxPoolOptions.spawnAfterMs. */
+export const SPAWN_AFTER_MS = 20;
 
 /** The environment a sandbox thread sees: no database, Redis or token variables. */
 export function minimalEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -29,18 +47,22 @@ export function minimalEnvironment(source: NodeJS.ProcessEnv = process.env): Rec
 }
 
 /**
- * A pool of worker threads that run skill handlers. A thread that overruns its timeout or ignores a
- * cancellation is terminated and replaced; the pool keeps serving other runs.
+ * A pool of worker threads that run skill handlers, one run per thread. A thread that overruns its
+ * timeout or ignores a cancellation is terminated and replaced; the pool keeps serving other runs.
+ * Threads are started on demand: a run first waits (briefly, see spawnAfterMs) for a busy thread to
+ * become free, so the pool holds as many threads as runs really overlap, not as many as it may.
  */
 export class SandboxPool {
   private readonly idle: SandboxThread[] = [];
   private readonly all = new Set<SandboxThread>();
+  /** Runs waiting for a thread, oldest first. */
+  private readonly waiting: { take: (thread: SandboxThread) => void; fail: (error: Error) => void; timer: NodeJS.Timeout | null }[] = [];
   private nextRunId = 1;
   private closed = false;
 
   constructor(
     private readonly threadEntry: URL,
-    private readonly options: { maxThreads: number; cancelGraceMs: number; resourceLimits?: { maxOldGenerationSizeMb?: number } },
+    private readonly options: SandboxPoolOptions,
   ) {}
 
   /** Starts `count` threads ahead of time so the first runs do not pay the start-up. */
@@ -55,7 +77,7 @@ export class SandboxPool {
   }
 
   async run(request: Omit<RunRequest, 'type' | 'runId'>, options: SandboxRunOptions): Promise<SandboxOutcome> {
-    const thread = this.acquire();
+    const thread = await this.acquire();
     await thread.ready;
     const runId = this.nextRunId++;
     // Tool calls of this run stop with it (timeout, cancellation, thread death), not only with the execution.
@@ -112,6 +134,7 @@ export class SandboxPool {
       const onMessage = (message: ToParent) => {
         if (!('runId' in message) || message.runId !== runId) return;
         if (message.type === 'result') {
+          if (message.retire) thread.retire = true;
           if (message.outcome === 'ok') finish({ ok: true, output: message.output }, false);
           else finish({ ok: false, error: options.signal.aborted ? cancelledFrom(message.error) : message.error }, false);
         } else if (message.type === 'log') {
@@ -139,27 +162,62 @@ export class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const waiter of this.waiting.splice(0)) {
+      if (waiter.timer) clearTimeout(waiter.timer);
+      waiter.fail(new Error('sandbox pool is closed'));
+    }
     await Promise.all([...this.all].map((thread) => thread.worker.terminate()));
     this.all.clear();
     this.idle.length = 0;
   }
 
-  private acquire(): SandboxThread {
-    if (this.closed) throw new Error('sandbox pool is closed');
-    const thread = this.idle.pop() ?? this.spawn();
+  /** An idle thread; else a new one while there are none, else the first to become free (or a new one after spawnAfterMs). */
+  private acquire(): Promise<SandboxThread> {
+    if (this.closed) return Promise.reject(new Error('sandbox pool is closed'));
+    const idle = this.idle.pop();
+    if (idle) return Promise.resolve(this.claim(idle));
+    if (this.all.size === 0) return Promise.resolve(this.claim(this.spawn()));
+    return new Promise<SandboxThread>((resolve, reject) => {
+      const waiter = {
+        take: (thread: SandboxThread) => resolve(this.claim(thread)),
+        fail: reject,
+        timer: null as NodeJS.Timeout | null,
+      };
+      waiter.timer = setTimeout(() => {
+        waiter.timer = null;
+        if (this.all.size >= this.options.maxThreads || this.closed) return; // wait for a free one
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        resolve(this.claim(this.spawn()));
+      }, this.options.spawnAfterMs ?? SPAWN_AFTER_MS);
+      this.waiting.push(waiter);
+    });
+  }
+
+  private claim(thread: SandboxThread): SandboxThread {
     thread.busy = true;
     return thread;
   }
 
   private release(thread: SandboxThread): void {
     thread.busy = false;
-    if (this.closed || this.idle.length >= this.options.maxThreads) this.discard(thread);
-    else this.idle.push(thread);
+    // A retired thread's successor reads the compiled package from the loader's cache, without the compiler.
+    if (this.closed || thread.retire) return this.discard(thread);
+    const waiter = this.waiting.shift();
+    if (waiter) {
+      if (waiter.timer) clearTimeout(waiter.timer);
+      waiter.take(thread);
+    } else this.idle.push(thread);
   }
 
   private discard(thread: SandboxThread): void {
     this.all.delete(thread);
     void thread.worker.terminate();
+    // A run waiting for a thread while none may be started gets a new one in this one's place.
+    if (!this.closed && this.waiting.length > 0 && this.all.size < this.options.maxThreads) {
+      const waiter = this.waiting.shift() as (typeof this.waiting)[number];
+      if (waiter.timer) clearTimeout(waiter.timer);
+      waiter.take(this.spawn());
+    }
   }
 
   private spawn(): SandboxThread {
@@ -181,7 +239,7 @@ export class SandboxPool {
     });
     // An error after start (e.g. an uncaught exception from a handler's stray timer) ends the thread.
     worker.on('error', () => undefined);
-    const thread: SandboxThread = { worker, ready, busy: false };
+    const thread: SandboxThread = { worker, ready, busy: false, retire: false };
     this.all.add(thread);
     worker.once('exit', () => {
       this.all.delete(thread);

@@ -28,10 +28,11 @@ export interface ToolReply {
   error?: ExecutionError;
 }
 
+/** `retire`: the thread loaded the compiler to transpile a package and asks to be replaced after this run. */
 export type ToParent =
   | { type: 'ready' }
-  | { type: 'result'; runId: number; outcome: 'ok'; output: Record<string, unknown> }
-  | { type: 'result'; runId: number; outcome: 'error'; error: ExecutionError }
+  | { type: 'result'; runId: number; outcome: 'ok'; output: Record<string, unknown>; retire?: boolean }
+  | { type: 'result'; runId: number; outcome: 'error'; error: ExecutionError; retire?: boolean }
   | { type: 'tool_call'; runId: number; callId: number; op: 'invoke' | 'isAvailable' | 'listTools'; args: unknown[] }
   | { type: 'twin_call'; runId: number; callId: number; op: TwinOp; args: unknown[] }
   | { type: 'log'; runId: number; level: string; message: string; fields: Record<string, unknown> };

@@ -2,6 +2,7 @@
  * Entry of a sandbox worker thread: loads skill handlers and runs them, one run at a time. It has no
  * database, Redis or token in its environment; tool calls go to the parent through messages.
  */
+import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
 import { SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
@@ -12,7 +13,17 @@ const port = parentPort;
 // Babel, not SWC: this thread may be terminated (hard timeout), and terminating a thread that loaded
 // SWC's native addon crashes the process.
 const loader = new SkillPackageLoader({ transpiler: 'babel' });
+/** Handler classes by package, most recently used last; bounded, so a long-lived thread does not keep every version it ever ran. */
 const handlers = new Map<string, SkillHandlerClass>();
+const MAX_HANDLERS = 16;
+const moduleCache = createRequire(import.meta.url).cache;
+/**
+ * Babel is loaded (lazily, by jiti) only when a package is not in the loader's on-disk transpile
+ * cache yet. It is most of a thread's heap and cannot be unloaded: a thread that loaded it asks to be
+ * replaced after its run; its successor finds the package in the cache. Without a cache it stays.
+ */
+const carriesCompiler = () => loader.cacheDir !== null && Object.keys(moduleCache).some((file) => file.endsWith('/jiti/dist/babel.cjs'));
+let retiring = false;
 const pendingTools = new Map<
   number,
   { toolId: string; twin: boolean; resolve: (value: unknown) => void; reject: (error: unknown) => void }
@@ -20,7 +31,10 @@ const pendingTools = new Map<
 const aborts = new Map<number, AbortController>();
 let nextCallId = 1;
 
-const send = (message: ToParent) => port.postMessage(message);
+const send = (message: ToParent) => {
+  if (message.type === 'result' && (retiring ||= carriesCompiler())) message.retire = true;
+  port.postMessage(message);
+};
 
 interface ZodLike {
   safeParse(
@@ -102,14 +116,16 @@ function loggerFor(runId: number, bindings: Record<string, unknown>): SkillLogge
 async function handlerFor(request: RunRequest): Promise<SkillHandlerClass> {
   const key = `${request.packagePath}#${request.contentHash}`;
   let handler = handlers.get(key);
-  if (!handler) {
+  if (handler) handlers.delete(key);
+  else {
     handler = await loader.loadHandlerClass(request.packagePath, {
       name: request.skillName,
       input_schema: request.inputSchemaRef,
       output_schema: request.outputSchemaRef,
     } as Parameters<SkillPackageLoader['loadHandlerClass']>[1]);
-    handlers.set(key, handler);
+    if (handlers.size >= MAX_HANDLERS) handlers.delete(handlers.keys().next().value as string);
   }
+  handlers.set(key, handler);
   return handler;
 }
 

@@ -5,7 +5,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Principal } from './principal.js';
 import { type AccessLevel, TokenAuthenticator } from './token-authenticator.js';
 
-const ACCESS_LEVEL = 'skill-registry:access-level';
+/** Metadata key of a route's access level (also read by the OpenAPI document, openapi/registry-document.ts). */
+export const ACCESS_LEVEL = 'skill-registry:access-level';
 
 /** Marks a route as open to everyone (liveness, readiness, docs). */
 export const Public = () => SetMetadata(ACCESS_LEVEL, 'public' satisfies AccessLevel);

@@ -1,7 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiJson, ApiProblems, ApiQueryParams } from '../openapi/api-decorators.js';
 import { CompatibilityQueries } from './compatibility-queries.js';
-import { CHECK_BODY_SCHEMA, parseCheckBody, parseVersionQuery } from './compatibility.dto.js';
+import { CHECK_BODY_SCHEMA, parseCheckBody, parseVersionQuery, versionQuery } from './compatibility.dto.js';
+import {
+  type CompatibilityReportView,
+  type VersionCompatibilityView,
+  compatibilityReportView,
+  versionCompatibilityView,
+} from './compatibility.views.js';
 
 @ApiTags('compatibility')
 @Controller('v1')
@@ -12,7 +19,9 @@ export class CompatibilityController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Compare two JSON Schemas (2020-12): compatible, and every change with pointers and whether it breaks' })
   @ApiBody({ schema: CHECK_BODY_SCHEMA })
-  check(@Body() body: unknown) {
+  @ApiJson(200, compatibilityReportView, { description: 'Whether `new` is compatible with `old` in `direction`, and every change' })
+  @ApiProblems('SCHEMA_INVALID')
+  check(@Body() body: unknown): CompatibilityReportView {
     const parsed = parseCheckBody(body);
     return this.queries.check(parsed.old, parsed.new, parsed.direction);
   }
@@ -21,9 +30,10 @@ export class CompatibilityController {
   @ApiOperation({
     summary: "The compatibility report between two stored versions (inputs backward, outputs forward, under the newer one's policy)",
   })
-  @ApiQuery({ name: 'from', required: true })
-  @ApiQuery({ name: 'to', required: true })
-  between(@Param('name') name: string, @Query() query: unknown) {
+  @ApiQueryParams(versionQuery, { from: 'The older version (1.2.3)', to: 'The newer version' })
+  @ApiJson(200, versionCompatibilityView, { description: 'The report between the two versions' })
+  @ApiProblems('SKILL_NOT_FOUND')
+  between(@Param('name') name: string, @Query() query: unknown): VersionCompatibilityView {
     const { from, to } = parseVersionQuery(query);
     return this.queries.between(name, from, to);
   }

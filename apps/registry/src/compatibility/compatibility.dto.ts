@@ -30,7 +30,7 @@ export const CHECK_BODY_SCHEMA = {
   },
 };
 
-const versionQuery = z.object({ from: z.string().min(1).max(100), to: z.string().min(1).max(100) }).strict();
+export const versionQuery = z.object({ from: z.string().min(1).max(100), to: z.string().min(1).max(100) }).strict();
 
 /** `GET /v1/skills/{name}/compatibility?from=&to=`. */
 export const parseVersionQuery = (raw: unknown) => parseOrThrow(versionQuery, raw, 'query');

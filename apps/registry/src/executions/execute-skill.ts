@@ -4,6 +4,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JsonSchemaValidator, type RunContract, isExecutable, runContractOf } from '../../../../libs/contracts/src/index.js';
 import {
+  BatchedExecutionWrites,
   EXECUTION_JOB,
   ExecutionEventLog,
   ExecutionsRepository,
@@ -74,6 +75,8 @@ export class ExecuteSkill {
   constructor(
     private readonly catalog: SkillCatalog,
     private readonly executions: ExecutionsRepository,
+    /** Creates, group-committed: the job is enqueued only once the row is committed. */
+    private readonly writes: BatchedExecutionWrites,
     private readonly events: ExecutionEventLog,
     private readonly waiters: ExecutionWaiters,
     @Inject(EXECUTION_QUEUE_TOKEN) private readonly queue: Queue<ExecutionJob>,
@@ -131,7 +134,7 @@ export class ExecuteSkill {
     traceContext: TraceContext,
   ): Promise<ExecuteResult> {
     const branch = command.branch ?? 'main';
-    const { record, created } = await this.executions.create({
+    const { record, created } = await this.writes.create({
       skillVersionId: version.id,
       skillName: version.name,
       version: version.version,

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import {
+  BatchedExecutionWrites,
   EXECUTION_QUEUE,
   ExecutionEventLog,
   ExecutionsRepository,
@@ -36,6 +37,12 @@ export const executionInfrastructure: Provider[] = [
     inject: [APP_CONFIG],
   },
   { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [EXECUTIONS_PG] },
+  // Creates of concurrent requests share one INSERT; each request still waits for its own committed row.
+  {
+    provide: BatchedExecutionWrites,
+    useFactory: (executions: ExecutionsRepository) => new BatchedExecutionWrites(executions),
+    inject: [ExecutionsRepository],
+  },
   {
     provide: EXECUTIONS_REDIS,
     useFactory: (config: AppConfig) => {

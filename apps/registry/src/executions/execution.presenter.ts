@@ -1,6 +1,8 @@
 import type { ExecutionRecord } from '../../../../libs/executions/src/index.js';
+import type { ExecutionView } from './execution.views.js';
 
-export function presentExecution(execution: ExecutionRecord) {
+/** The public (snake_case) form of an execution: exactly the `Execution` view of the OpenAPI document. */
+export function presentExecution(execution: ExecutionRecord): ExecutionView {
   return {
     id: execution.id,
     skill: execution.skillName,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTerminal } from '../../../../libs/executions/src/index.js';
 import { CurrentPrincipal } from '../auth/auth.guard.js';
@@ -12,8 +12,24 @@ import { ExecutionQueries } from './execution-queries.js';
 import { presentExecution } from './execution.presenter.js';
 import { ExecutionStream } from './execution-stream.js';
 import { traceContextOf } from '../tracing/request-tracing.js';
+import { ApiContent, ApiJson, ApiProblems, ApiQueryParams, DEPRECATION_HEADERS } from '../openapi/api-decorators.js';
+import { componentRef, inlineSchema } from '../openapi/openapi-components.js';
+import { executeRequestExamples, finishedExecutionExamples, queuedExecutionExamples } from '../openapi/catalog-examples.js';
+import {
+  type ExecutionListView,
+  type ExecutionView,
+  type SkillUsageView,
+  executionEventView,
+  executionListView,
+  executionView,
+  skillUsageView,
+} from './execution.views.js';
 import {
   EXECUTE_BODY_SCHEMA,
+  executeQuery,
+  executionIdParam,
+  idempotencyKey,
+  listExecutionsQuery,
   parseExecuteBody,
   parseExecuteQuery,
   parseExecutionId,
@@ -34,9 +50,34 @@ export class ExecutionsController {
 
   @Post('skills/:name/executions')
   @ApiOperation({ summary: 'Execute a skill: 202 with the queued execution, or 200 with the result when ?wait= finishes in time' })
-  @ApiQuery({ name: 'wait', required: false, type: Number, description: 'Seconds to wait for the result (0–60)' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Same key and body return the same execution' })
-  @ApiBody({ schema: EXECUTE_BODY_SCHEMA })
+  @ApiQueryParams(executeQuery, { wait: 'Seconds to wait for the result (0–60); 200 with the finished execution when it ends in time' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Same key and body return the same execution (another body: 409)',
+    schema: inlineSchema(idempotencyKey),
+  })
+  @ApiBody({ schema: EXECUTE_BODY_SCHEMA, examples: executeRequestExamples })
+  @ApiJson(202, executionView, {
+    description: 'Accepted: the execution is queued (or running, or ?wait= ran out); poll Location or stream its events',
+    headers: ['Location', 'Warning', ...DEPRECATION_HEADERS],
+    examples: queuedExecutionExamples,
+  })
+  @ApiJson(200, executionView, {
+    description: 'The execution finished within ?wait= (SUCCEEDED, FAILED or CANCELLED; a failure is in `error`)',
+    headers: ['Location', 'Warning', ...DEPRECATION_HEADERS],
+    examples: finishedExecutionExamples,
+  })
+  @ApiProblems(
+    'SKILL_NOT_FOUND',
+    'TOOL_NOT_FOUND',
+    'TWIN_BRANCH_NOT_FOUND',
+    'INPUT_INVALID',
+    'SKILL_NOT_EXECUTABLE',
+    'IDEMPOTENCY_KEY_REUSED',
+    'QUEUE_UNAVAILABLE',
+    'DATABASE_UNAVAILABLE',
+  )
   async execute(
     @Param('name') name: string,
     @Body() rawBody: unknown,
@@ -45,7 +86,7 @@ export class ExecutionsController {
     @CurrentPrincipal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<ExecutionView> {
     const { wait } = parseExecuteQuery(rawQuery);
     const body = parseExecuteBody(rawBody);
     const { execution, version } = await this.executeSkill.execute({
@@ -69,12 +110,16 @@ export class ExecutionsController {
 
   @Get('executions')
   @ApiOperation({ summary: 'Executions, newest first, filtered by skill, status and session; cursor paging' })
-  @ApiQuery({ name: 'skill', required: false })
-  @ApiQuery({ name: 'status', required: false })
-  @ApiQuery({ name: 'session_id', required: false })
-  @ApiQuery({ name: 'limit', required: false, type: Number })
-  @ApiQuery({ name: 'cursor', required: false })
-  async list(@Query() rawQuery: Record<string, unknown>) {
+  @ApiQueryParams(listExecutionsQuery, {
+    skill: 'Only executions of this skill',
+    status: 'Only executions in this state',
+    session_id: 'Only executions of this agent session',
+    limit: 'Page size, 1–100 (default 50)',
+    cursor: 'next_cursor of the previous page',
+  })
+  @ApiJson(200, executionListView, { description: 'A page of executions, newest first' })
+  @ApiProblems('INVALID_CURSOR', 'DATABASE_UNAVAILABLE')
+  async list(@Query() rawQuery: Record<string, unknown>): Promise<ExecutionListView> {
     const query = parseListExecutionsQuery(rawQuery);
     const page = await this.queries.list({
       skill: query.skill,
@@ -87,8 +132,11 @@ export class ExecutionsController {
   }
 
   @Get('executions/:id')
+  @ApiParam({ name: 'id', schema: inlineSchema(executionIdParam), description: 'The execution id' })
   @ApiOperation({ summary: 'One execution' })
-  async get(@Param('id') rawId: string, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiJson(200, executionView, { description: 'The execution', headers: DEPRECATION_HEADERS })
+  @ApiProblems('EXECUTION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async get(@Param('id') rawId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<ExecutionView> {
     const execution = await this.queries.get(parseExecutionId(rawId));
     const version = this.catalog.get(execution.skillName)?.versions.find((v) => v.version === execution.version);
     if (version) setDeprecationHeaders(reply, [version]);
@@ -97,14 +145,38 @@ export class ExecutionsController {
 
   @Post('executions/:id/cancel')
   @HttpCode(200)
+  @ApiParam({ name: 'id', schema: inlineSchema(executionIdParam), description: 'The execution id' })
   @ApiOperation({ summary: 'Cancel a queued or running execution' })
-  async cancel(@Param('id') rawId: string) {
+  @ApiJson(200, executionView, {
+    description: 'Cancelled at once (it was queued), or cancellation requested (it is running: `cancel_requested_at` is set)',
+  })
+  @ApiProblems('EXECUTION_NOT_FOUND', 'EXECUTION_FINISHED', 'QUEUE_UNAVAILABLE', 'DATABASE_UNAVAILABLE')
+  async cancel(@Param('id') rawId: string): Promise<ExecutionView> {
     return presentExecution(await this.cancelExecution.cancel(parseExecutionId(rawId)));
   }
 
   @Get('executions/:id/events')
-  @ApiProduces('text/event-stream')
-  @ApiOperation({ summary: "Server-Sent Events of the execution's typed events, from the beginning, ending when it ends" })
+  @ApiOperation({
+    summary: "Server-Sent Events of the execution's typed events, from the beginning, ending when it ends",
+    description:
+      'Each event is `id: <stream id>`, `event: <type>`, `data: <ExecutionEvent as JSON>`; the stream ends with `succeeded`, ' +
+      '`failed` or `cancelled`. If reading the stream fails midway, a last `event: error` with `data: {"message"}` ends it: ' +
+      'reconnect with `Last-Event-ID`.',
+  })
+  @ApiParam({ name: 'id', schema: inlineSchema(executionIdParam), description: 'The execution id' })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id (`<ms>-<seq>`)' })
+  @ApiContent(
+    200,
+    {
+      'text/event-stream': {
+        type: 'string',
+        description: 'Server-Sent Events; the `data` of each is an ExecutionEvent',
+        'x-sse-data': componentRef(executionEventView),
+      },
+    },
+    { description: 'The event stream (Cache-Control: no-cache)', headers: ['Cache-Control'] },
+  )
+  @ApiProblems('EXECUTION_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'DATABASE_UNAVAILABLE')
   async events(
     @Param('id') rawId: string,
     @Headers('last-event-id') lastEventId: string | undefined,
@@ -140,7 +212,9 @@ export class ExecutionsController {
 
   @Get('skills/:name/usage')
   @ApiOperation({ summary: 'Per version: executions, distinct callers and sessions in the last 7/30/90 days, and the last call' })
-  usage(@Param('name') name: string) {
+  @ApiJson(200, skillUsageView, { description: 'Usage per version, and the dependents' })
+  @ApiProblems('SKILL_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  usage(@Param('name') name: string): Promise<SkillUsageView> {
     return this.queries.usage(name);
   }
 }

@@ -49,10 +49,10 @@ export const parseExecuteBody = (raw: unknown) => {
   return parseOrThrow(executeBody, raw, 'body');
 };
 
-const executeQuery = z.object({ wait: z.coerce.number().min(0).max(MAX_WAIT_SECONDS).optional() }).strict();
+export const executeQuery = z.object({ wait: z.coerce.number().min(0).max(MAX_WAIT_SECONDS).optional() }).strict();
 export const parseExecuteQuery = (raw: unknown) => parseOrThrow(executeQuery, raw, 'query');
 
-const idempotencyKey = z
+export const idempotencyKey = z
   .string()
   .min(1)
   .max(200)
@@ -60,7 +60,7 @@ const idempotencyKey = z
 export const parseIdempotencyKey = (raw: unknown): string | undefined =>
   raw === undefined ? undefined : parseOrThrow(idempotencyKey, raw, 'Idempotency-Key header');
 
-const listQuery = z
+export const listExecutionsQuery = z
   .object({
     skill: z.string().min(1).max(100).optional(),
     status: z.enum(EXECUTION_STATUSES).optional(),
@@ -72,7 +72,7 @@ const listQuery = z
       .optional(),
   })
   .strict();
-export const parseListExecutionsQuery = (raw: unknown) => parseOrThrow(listQuery, raw, 'query');
+export const parseListExecutionsQuery = (raw: unknown) => parseOrThrow(listExecutionsQuery, raw, 'query');
 
 export const executionIdParam = z.uuid({ message: 'execution ids are UUIDs' });
 /** Execution ids are UUIDs; anything else cannot name an execution. */

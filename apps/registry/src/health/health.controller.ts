@@ -6,6 +6,8 @@ import { Public } from '../auth/auth.guard.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { PRISMA } from '../catalog/skills.repository.js';
 import { RegistryHealthReport } from './registry-health.js';
+import { ApiJson, ApiProblems } from '../openapi/api-decorators.js';
+import { livenessView, readinessView, registryHealthView, type RegistryHealthView } from './health.views.js';
 
 @ApiTags('health')
 @Controller()
@@ -21,14 +23,17 @@ export class HealthController {
   @Get('healthz')
   @Public()
   @ApiOperation({ summary: 'Liveness: the process is up' })
-  liveness() {
+  @ApiJson(200, livenessView, { description: 'The process is up' })
+  liveness(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('readyz')
   @Public()
-  @HealthCheck()
+  @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({ summary: 'Readiness: database reachable and every migration applied' })
+  @ApiJson(200, readinessView, { description: 'Ready: every check passed', headers: ['Cache-Control'] })
+  @ApiProblems('NOT_READY')
   readiness() {
     return this.health.check([
       () =>
@@ -57,7 +62,8 @@ export class HealthController {
 
   @Get('v1/health')
   @ApiOperation({ summary: 'Registry health: totals by status, domain and agent; DRAFT versions with their first error' })
-  registryHealth() {
+  @ApiJson(200, registryHealthView, { description: 'The catalog overview' })
+  registryHealth(): RegistryHealthView {
     return this.report.build();
   }
 }

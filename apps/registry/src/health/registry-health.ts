@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
+import type { ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 
 /** The admin's overview of the catalog, computed from the in-process read model. */
@@ -11,7 +12,7 @@ export class RegistryHealthReport {
     const byStatus = Object.fromEntries(SKILL_STATUSES.map((status) => [status, 0])) as Record<string, number>;
     const byDomain: Record<string, number> = {};
     const byAgent: Record<string, number> = {};
-    const drafts: { name: string; version: string; first_error: unknown; errors: number }[] = [];
+    const drafts: { name: string; version: string; first_error: ValidationIssue | null; errors: number }[] = [];
     let versions = 0;
     for (const skill of this.catalog.all()) {
       for (const version of skill.versions) {

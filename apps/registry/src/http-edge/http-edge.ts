@@ -50,7 +50,8 @@ export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimi
   });
 }
 
-function checkParameters(values: unknown, where: 'query' | 'path'): void {
+/** Refuses a query or path parameter that is not storable text (a NUL, a lone surrogate); the read fast path calls it too. */
+export function checkParameters(values: unknown, where: 'query' | 'path'): void {
   try {
     assertStorableText(values);
   } catch (error) {

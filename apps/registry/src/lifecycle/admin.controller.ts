@@ -6,6 +6,15 @@ import type { Principal } from '../auth/principal.js';
 import { DiscoveryService } from '../discovery/discovery.service.js';
 import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
 import { presentVersion } from '../skills/skill.presenter.js';
+import { ApiJson, ApiProblems, DEPRECATION_HEADERS } from '../openapi/api-decorators.js';
+import { type SkillVersionView, skillVersionView } from '../skills/skill.views.js';
+import {
+  type DiscoveryReportView,
+  type RegistrationView,
+  deprecatedVersionsView,
+  discoveryReportView,
+  registrationView,
+} from './admin.views.js';
 import { DeprecateSkillBody, PromoteSkillBody, RegisterSkillBody } from './admin.dto.js';
 import { DeprecateSkill } from './deprecate-skill.js';
 import { PromoteSkill } from './promote-skill.js';
@@ -23,17 +32,31 @@ export class AdminController {
   @Post('discover')
   @HttpCode(200)
   @ApiOperation({ summary: 'Rescan SKILL_PATHS: register new and changed packages, archive removed ones' })
-  discover(@CurrentPrincipal() principal: Principal) {
+  @ApiJson(200, discoveryReportView, { description: 'What the rescan found and did' })
+  @ApiProblems('DATABASE_UNAVAILABLE')
+  discover(@CurrentPrincipal() principal: Principal): Promise<DiscoveryReportView> {
     return this.discovery.discover(principal.identity);
   }
 
   @Post('skills')
   @ApiOperation({ summary: 'Register one package (its path must lie inside a SKILL_PATHS root)' })
+  @ApiJson(201, registrationView, { description: 'A new version was registered (`outcome: new`)' })
+  @ApiJson(200, registrationView, {
+    description: 'Nothing new: the package was `unchanged`, `updated` (a DRAFT re-validated) or `refused` (see `message`)',
+  })
+  @ApiProblems(
+    'PATH_OUTSIDE_SKILL_PATHS',
+    'PACKAGE_NOT_FOUND',
+    'NOT_A_PACKAGE',
+    'VERSION_IMMUTABLE',
+    'PACKAGE_TOO_LARGE',
+    'DATABASE_UNAVAILABLE',
+  )
   async register(
     @Body() body: RegisterSkillBody,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<RegistrationView> {
     const { report, version } = await this.discovery.register(body.path, principal.identity);
     reply.status(report.outcome === 'new' ? 201 : 200);
     return { outcome: report.outcome, message: report.message, version: version ? presentVersion(version) : null };
@@ -42,12 +65,21 @@ export class AdminController {
   @Post('skills/:name/versions/:version/promote')
   @HttpCode(200)
   @ApiOperation({ summary: 'REGISTERED → ACTIVE on evidence (or forced, with a reason)' })
+  @ApiJson(200, skillVersionView, { description: 'The promoted version, now ACTIVE' })
+  @ApiProblems(
+    'SKILL_NOT_FOUND',
+    'INVALID_TRANSITION',
+    'PROMOTION_EVIDENCE_FAILED',
+    'CONCURRENT_MODIFICATION',
+    'QUEUE_UNAVAILABLE',
+    'DATABASE_UNAVAILABLE',
+  )
   async promote(
     @Param('name') name: string,
     @Param('version') version: string,
     @Body() body: PromoteSkillBody,
     @CurrentPrincipal() principal: Principal,
-  ) {
+  ): Promise<SkillVersionView> {
     const promoted = await this.promoteSkill.execute({ name, version, actor: principal.identity, reason: body.reason, force: body.force });
     return presentVersion(promoted);
   }
@@ -58,12 +90,14 @@ export class AdminController {
   @ApiOperation({
     summary: 'ACTIVE → DEPRECATED for one version, or every ACTIVE version (admins, and publishers for names in their scopes)',
   })
+  @ApiJson(200, deprecatedVersionsView, { description: 'The versions now DEPRECATED', headers: DEPRECATION_HEADERS })
+  @ApiProblems('SKILL_NOT_FOUND', 'INVALID_TRANSITION', 'DEPENDENTS_EXIST', 'CONCURRENT_MODIFICATION', 'DATABASE_UNAVAILABLE')
   async deprecate(
     @Param('name') name: string,
     @Body() body: DeprecateSkillBody,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<{ items: SkillVersionView[] }> {
     const versions = await this.deprecateSkill.execute({
       name,
       by: principal,

@@ -7,7 +7,7 @@ import type { ToolFilter } from '../tool-definitions/exposed-skills.js';
  * skills the agent sees as tools and finds with search_skills. The OpenAPI description is in
  * mcp.controller.ts.
  */
-const mcpEndpointQuery = z
+export const mcpEndpointQuery = z
   .object({
     phase: z.coerce.number().int().min(1).max(3).optional(),
     tag: z

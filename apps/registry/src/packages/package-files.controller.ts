@@ -1,8 +1,10 @@
 import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTextMediaType } from '../../../../libs/package-store/src/index.js';
 import { PackageContents } from './package-contents.js';
+import { ApiContent, ApiJson, ApiNotModified, ApiProblems, BINARY } from '../openapi/api-decorators.js';
+import { type PackageFilesView, packageFilesView } from './package.views.js';
 
 /** A version's stored package, served back: immutable, so cached for good and validated by its content hash. */
 @ApiTags('packages')
@@ -12,7 +14,9 @@ export class PackageFilesController {
 
   @Get('files')
   @ApiOperation({ summary: "Every file of the version's stored package: path, size, mode, sha256" })
-  async files(@Param('name') name: string, @Param('version') version: string) {
+  @ApiJson(200, packageFilesView, { description: 'The manifest of the stored package' })
+  @ApiProblems('SKILL_NOT_FOUND', 'PACKAGE_NOT_STORED', 'DATABASE_UNAVAILABLE')
+  async files(@Param('name') name: string, @Param('version') version: string): Promise<PackageFilesView> {
     const { contentHash, files } = await this.contents.files(name, version);
     return { name, version, content_hash: contentHash, files };
   }
@@ -20,6 +24,16 @@ export class PackageFilesController {
   @Get('files/*')
   @ApiOperation({ summary: "One file of the version's stored package, byte for byte (ETag = its sha256)" })
   @ApiParam({ name: 'path', description: 'Package-relative path, e.g. SKILL.md or scripts/greet.py', type: String })
+  @ApiContent(
+    200,
+    { '*/*': BINARY },
+    {
+      description: "The file's bytes in its media type (text types with charset=utf-8); immutable",
+      headers: ['ETag', 'Cache-Control'],
+    },
+  )
+  @ApiNotModified()
+  @ApiProblems('SKILL_NOT_FOUND', 'PACKAGE_FILE_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async file(
     @Param('name') name: string,
     @Param('version') version: string,
@@ -41,7 +55,16 @@ export class PackageFilesController {
 
   @Get('package')
   @ApiOperation({ summary: "The version's stored package as a gzip-compressed tar (ETag = content hash)" })
-  @ApiProduces('application/gzip')
+  @ApiContent(
+    200,
+    { 'application/gzip': { ...BINARY, contentMediaType: 'application/gzip' } },
+    {
+      description: 'The package as a gzip-compressed tar, entries at the root; immutable',
+      headers: ['ETag', 'Cache-Control', 'Content-Disposition'],
+    },
+  )
+  @ApiNotModified()
+  @ApiProblems('SKILL_NOT_FOUND', 'PACKAGE_NOT_STORED', 'DATABASE_UNAVAILABLE')
   async package(
     @Param('name') name: string,
     @Param('version') version: string,

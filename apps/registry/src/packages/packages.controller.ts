@@ -7,6 +7,9 @@ import type { Principal } from '../auth/principal.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { presentVersion } from '../skills/skill.presenter.js';
 import { PublishPackage } from './publish-package.js';
+import type { ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import { ApiBinaryBody, ApiJson, ApiProblems } from '../openapi/api-decorators.js';
+import { type PublishedPackageView, type ValidatedPackageView, publishOutcomeView, publishedPackageView } from './package.views.js';
 
 @ApiTags('packages')
 @PublisherOrAdmin()
@@ -21,13 +24,31 @@ export class PackagesController {
       '201 with the new version; 200 when the same content was published before; 409 VERSION_IMMUTABLE; 422 PACKAGE_INVALID with the validation report (nothing stored).',
   })
   @ApiConsumes('application/gzip')
-  @ApiQuery({ name: 'dry_run', required: false, type: Boolean })
+  @ApiBinaryBody('A gzip-compressed tar of one package directory (also accepted as application/x-gzip)', 'application/gzip')
+  @ApiQuery({
+    name: 'dry_run',
+    required: false,
+    schema: { type: 'string', enum: ['true', 'false'] },
+    description: 'true: validate and report (200 `valid`) without storing anything',
+  })
+  @ApiJson(201, publishedPackageView, { description: 'Published: the new version (`outcome: new`)' })
+  @ApiJson(200, publishOutcomeView, {
+    description: 'The same content was published before (`outcome: unchanged`), or a dry run passed (`outcome: valid`)',
+  })
+  @ApiProblems(
+    'ARCHIVE_REJECTED',
+    'VERSION_IMMUTABLE',
+    'PACKAGE_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+    'PACKAGE_INVALID',
+    'DATABASE_UNAVAILABLE',
+  )
   async publish(
     @Req() request: FastifyRequest,
     @Query('dry_run') dryRun: string | undefined,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<PublishedPackageView | ValidatedPackageView> {
     if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
       throw new RequestInvalid('dry_run must be true or false', [{ field: 'dry_run', message: 'must be true or false' }]);
     }
@@ -45,7 +66,7 @@ export class PackagesController {
         name: published.name,
         version: published.version,
         content_hash: published.contentHash,
-        report: published.issues,
+        report: published.issues as ValidationIssue[],
         compatibility: published.compatibility,
       };
     }

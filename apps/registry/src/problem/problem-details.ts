@@ -15,7 +15,8 @@ export interface ProblemDetails {
   [extension: string]: unknown;
 }
 
-const STATUS_BY_CODE: Record<string, number> = {
+/** HTTP status of each domain error code (also read by the OpenAPI contract test). */
+export const STATUS_BY_CODE: Record<string, number> = {
   SKILL_NOT_FOUND: 404,
   PACKAGE_NOT_FOUND: 404,
   INVALID_TRANSITION: 409,

@@ -1,21 +1,16 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
-import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
-import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { parseSearchSkillsQuery } from './search.dto.js';
-import { presentSearchHit } from './search.presenter.js';
-import { SearchResponseCache } from './search-response-cache.js';
-import { SkillSearchIndex } from './skill-search-index.js';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendJsonRead } from '../http-edge/conditional-get.js';
+import { ApiJson, ApiNotModified, ApiQueryParams } from '../openapi/api-decorators.js';
+import { parseSearchSkillsQuery, searchSkillsQuery } from './search.dto.js';
+import { searchResultsView } from './search.views.js';
+import { SearchReads } from './search-reads.js';
 
 @ApiTags('search')
 @Controller('v1/search')
 export class SearchController {
-  constructor(
-    private readonly catalog: SkillCatalog,
-    private readonly index: SkillSearchIndex,
-    private readonly cache: SearchResponseCache,
-  ) {}
+  constructor(private readonly reads: SearchReads) {}
 
   @Get()
   @ApiOperation({
@@ -26,32 +21,18 @@ export class SearchController {
       'DEPRECATED scores are multiplied by 0.8. Filters restrict the candidates before scoring. DRAFT and ARCHIVED skills only ' +
       'appear when `status` asks for them.',
   })
-  @ApiQuery({ name: 'q', required: true, description: 'Search text, 1–200 characters' })
-  @ApiQuery({ name: 'domain', required: false, description: 'Only skills of this engineering domain' })
-  @ApiQuery({ name: 'agent', required: false, description: 'Only skills owned by this agent' })
-  @ApiQuery({ name: 'tag', required: false, type: [String], description: 'Repeatable; every tag must match' })
-  @ApiQuery({
-    name: 'status',
-    required: false,
-    enum: SKILL_STATUSES,
-    description: 'Only this status (default: every status but DRAFT and ARCHIVED)',
+  @ApiQueryParams(searchSkillsQuery, {
+    q: 'Search text, 1–200 characters',
+    domain: 'Only skills of this engineering domain',
+    agent: 'Only skills owned by this agent',
+    tag: 'Repeatable; every tag must match',
+    status: 'Only this status (default: every status but DRAFT and ARCHIVED)',
+    phase: 'Only skills usable at this phase (phase ≤ n, 1–3)',
+    limit: 'Results to return, 1–100 (default 10); `total` counts all',
   })
-  @ApiQuery({ name: 'phase', required: false, type: Number, description: 'Only skills usable at this phase (phase ≤ n, 1–3)' })
-  @ApiQuery({ name: 'limit', required: false, type: Number, description: 'Results to return, 1–100 (default 10); `total` counts all' })
-  search(@Query() rawQuery: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): string {
-    const query = parseSearchSkillsQuery(rawQuery);
-    reply.type('application/json; charset=utf-8');
-    return this.cache.get(this.catalog.generation, JSON.stringify(query), () => {
-      const { hits, total } = this.index.search({
-        text: query.q,
-        domain: query.domain,
-        agent: query.agent,
-        tags: query.tag,
-        status: query.status,
-        phase: query.phase,
-        limit: query.limit,
-      });
-      return JSON.stringify({ items: hits.map(presentSearchHit), total });
-    });
+  @ApiJson(200, searchResultsView, { description: 'The hits, best first', headers: ['ETag', 'Cache-Control'] })
+  @ApiNotModified()
+  search(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
+    sendJsonRead(request, reply, this.reads.search(parseSearchSkillsQuery(rawQuery)));
   }
 }

@@ -6,7 +6,7 @@ import { RequestInvalid } from '../problem/domain-errors.js';
  * Query of GET /v1/search, parsed with zod like the list query (it sits on a hot read path); the
  * OpenAPI description is in search.controller.ts.
  */
-const searchSkillsQuery = z
+export const searchSkillsQuery = z
   .object({
     q: z.string().trim().min(1, 'must not be blank').max(200),
     domain: z.string().min(1).max(100).optional(),

@@ -1,8 +1,9 @@
 import { presentDeprecation } from '../skills/skill.presenter.js';
 import type { SkillSearchHit } from './skill-search-index.js';
+import type { SearchHitView } from './search.views.js';
 
-/** One search result in the public (snake_case) form; scores rounded to 4 decimals. */
-export function presentSearchHit(hit: SkillSearchHit) {
+/** One search result in the public (snake_case) form (the `SearchHit` view); scores rounded to 4 decimals. */
+export function presentSearchHit(hit: SkillSearchHit): SearchHitView {
   const { version } = hit;
   return {
     name: hit.name,

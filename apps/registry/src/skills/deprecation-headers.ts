@@ -28,10 +28,14 @@ export function deprecationSignals(versions: SkillVersionRecord[]): DeprecationS
   return signals;
 }
 
-/** The deprecation signals as REST response headers. */
+/** The deprecation signals of `versions` as REST response headers. */
 export function setDeprecationHeaders(reply: FastifyReply, versions: SkillVersionRecord[]): void {
   const signals = deprecationSignals(versions);
-  if (!signals) return;
+  if (signals) setDeprecationSignalHeaders(reply, signals);
+}
+
+/** Deprecation signals (computed before, e.g. cached with a body) as REST response headers. */
+export function setDeprecationSignalHeaders(reply: FastifyReply, signals: DeprecationSignals): void {
   reply.header('Deprecation', signals.deprecation);
   if (signals.sunset) reply.header('Sunset', signals.sunset);
   if (signals.link) reply.header('Link', signals.link);

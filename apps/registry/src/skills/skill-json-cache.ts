@@ -1,20 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import type { SkillRecord } from '../catalog/skill-records.js';
+import type { SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
 import { currentVersion } from '../catalog/skill-records.js';
-import { presentListItem, presentSkill } from './skill.presenter.js';
+import { type JsonRead, jsonRead } from '../http-edge/conditional-get.js';
+import { deprecationSignals } from './deprecation-headers.js';
+import { presentListItem, presentSkill, presentVersion } from './skill.presenter.js';
 
 /**
- * Serialised JSON of catalog entries, computed once per catalog record. Records are replaced (never
- * mutated) when a skill changes, so a WeakMap keyed by the record can never serve stale JSON.
- * This keeps the hot read paths at a string concatenation instead of a JSON.stringify per request.
+ * Serialised JSON of catalog entries (with its ETag and deprecation headers), computed once per
+ * catalog record. Records are replaced (never mutated) when a skill changes, so a WeakMap keyed by
+ * the record can never serve stale JSON. This keeps the hot read paths at a lookup (or a string
+ * concatenation) instead of a JSON.stringify and a hash per request.
  */
 const MAX_CACHED_PAGES = 512;
 
 @Injectable()
 export class SkillJsonCache {
   private readonly listItems = new WeakMap<SkillRecord, string>();
-  private readonly skills = new WeakMap<SkillRecord, string>();
-  private readonly pages = new Map<string, string>();
+  private readonly skills = new WeakMap<SkillRecord, JsonRead>();
+  private readonly versionLists = new WeakMap<SkillRecord, JsonRead>();
+  private readonly versions = new WeakMap<SkillVersionRecord, JsonRead>();
+  private readonly pages = new Map<string, JsonRead>();
   private pagesGeneration = -1;
 
   listItem(skill: SkillRecord): string {
@@ -26,31 +31,53 @@ export class SkillJsonCache {
     return json;
   }
 
-  skill(skill: SkillRecord): string {
-    let json = this.skills.get(skill);
-    if (json === undefined) {
-      json = JSON.stringify(presentSkill(skill, currentVersion(skill)));
-      this.skills.set(skill, json);
+  /** The skill by its current version (without tools_status), with the current version's deprecation signals. */
+  skill(skill: SkillRecord): JsonRead {
+    let read = this.skills.get(skill);
+    if (read === undefined) {
+      const current = currentVersion(skill);
+      read = jsonRead(JSON.stringify(presentSkill(skill, current)), deprecationSignals([current]));
+      this.skills.set(skill, read);
     }
-    return json;
+    return read;
+  }
+
+  /** `{ items }` of every version, newest first (no deprecation headers: the list is about no one version). */
+  versionList(skill: SkillRecord): JsonRead {
+    let read = this.versionLists.get(skill);
+    if (read === undefined) {
+      read = jsonRead(JSON.stringify({ items: skill.versions.map(presentVersion) }));
+      this.versionLists.set(skill, read);
+    }
+    return read;
+  }
+
+  /** One version, with its deprecation signals. */
+  version(version: SkillVersionRecord): JsonRead {
+    let read = this.versions.get(version);
+    if (read === undefined) {
+      read = jsonRead(JSON.stringify(presentVersion(version)), deprecationSignals([version]));
+      this.versions.set(version, read);
+    }
+    return read;
   }
 
   /**
-   * A page body remembered for repeated identical queries until the catalog changes (`generation`).
+   * A page remembered for repeated identical queries until the catalog changes (`generation`).
    * Bounded: the oldest entries go first.
    */
-  cachedPage(generation: number, key: string, build: () => string): string {
+  cachedPage(generation: number, key: string, build: () => string): JsonRead {
     if (generation !== this.pagesGeneration) {
       this.pages.clear();
       this.pagesGeneration = generation;
     }
-    let json = this.pages.get(key);
-    if (json === undefined) {
-      json = build();
+    let read = this.pages.get(key);
+    if (read === undefined) {
+      read = jsonRead(build());
       if (this.pages.size >= MAX_CACHED_PAGES) this.pages.delete(this.pages.keys().next().value as string);
-      this.pages.set(key, json);
+      this.pages.set(key, read);
     }
-    return json;
+    return read;
   }
 
   /** `{ items, next_cursor }` assembled from cached items. */

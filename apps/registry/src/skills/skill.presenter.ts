@@ -1,7 +1,8 @@
 import type { LifecycleEventRecord, SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
+import type { DeprecationView, LifecycleEventView, SkillListItemView, SkillVersionView, SkillView } from './skill.views.js';
 
-/** The public (snake_case) form of a skill version. */
-export function presentVersion(version: SkillVersionRecord) {
+/** The public (snake_case) form of a skill version: exactly the `SkillVersion` view of the OpenAPI document (skill.views.ts). */
+export function presentVersion(version: SkillVersionRecord): SkillVersionView {
   return {
     name: version.name,
     version: version.version,
@@ -37,7 +38,7 @@ export function presentVersion(version: SkillVersionRecord) {
   };
 }
 
-export function presentDeprecation(version: SkillVersionRecord) {
+export function presentDeprecation(version: SkillVersionRecord): DeprecationView | null {
   if (version.status !== 'DEPRECATED') return null;
   return {
     reason: version.deprecationReason,
@@ -48,7 +49,7 @@ export function presentDeprecation(version: SkillVersionRecord) {
 }
 
 /** A skill by its current version, with a summary of every version. */
-export function presentSkill(skill: SkillRecord, current: SkillVersionRecord) {
+export function presentSkill(skill: SkillRecord, current: SkillVersionRecord): SkillView {
   return {
     ...presentVersion(current),
     versions: skill.versions.map((version) => ({ version: version.version, status: version.status })),
@@ -56,7 +57,7 @@ export function presentSkill(skill: SkillRecord, current: SkillVersionRecord) {
 }
 
 /** A compact list item. */
-export function presentListItem(skill: SkillRecord, current: SkillVersionRecord) {
+export function presentListItem(skill: SkillRecord, current: SkillVersionRecord): SkillListItemView {
   return {
     name: skill.name,
     version: current.version,
@@ -74,7 +75,7 @@ export function presentListItem(skill: SkillRecord, current: SkillVersionRecord)
   };
 }
 
-export function presentEvent(event: LifecycleEventRecord) {
+export function presentEvent(event: LifecycleEventRecord): LifecycleEventView {
   return {
     version: event.version,
     from: event.from,

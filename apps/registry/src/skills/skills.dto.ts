@@ -7,7 +7,7 @@ import { RequestInvalid } from '../problem/domain-errors.js';
  * hottest read path (zod parses it in about a microsecond); the OpenAPI description is in
  * skills.controller.ts.
  */
-const listSkillsQuery = z
+export const listSkillsQuery = z
   .object({
     domain: z.string().min(1).max(100).optional(),
     agent: z.string().min(1).max(100).optional(),

@@ -3,12 +3,13 @@ import { CatalogModule } from '../catalog/catalog.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { SkillJsonCache } from './skill-json-cache.js';
 import { SkillQueries } from './skill-queries.js';
+import { SkillReads } from './skill-reads.js';
 import { SkillsController } from './skills.controller.js';
 
 @Module({
   imports: [CatalogModule, ToolsModule],
   controllers: [SkillsController],
-  providers: [SkillJsonCache, SkillQueries],
-  exports: [SkillQueries],
+  providers: [SkillJsonCache, SkillQueries, SkillReads],
+  exports: [SkillQueries, SkillReads],
 })
 export class SkillsModule {}

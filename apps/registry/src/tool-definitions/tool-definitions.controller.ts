@@ -1,8 +1,9 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ListToolDefinitions } from './list-tool-definitions.js';
-import { TOOL_DEFINITION_FORMATS } from './tool-definition-formats.js';
-import { parseToolDefinitionsQuery } from './tool-definitions.dto.js';
+import { ApiJson, ApiQueryParams } from '../openapi/api-decorators.js';
+import { parseToolDefinitionsQuery, toolDefinitionsQuery } from './tool-definitions.dto.js';
+import { toolDefinitionsView } from './tool-definitions.views.js';
 
 @ApiTags('tool-definitions')
 @Controller('v1/tool-definitions')
@@ -18,11 +19,15 @@ export class ToolDefinitionsController {
       'API tools (`input_schema`), `mcp` → MCP `Tool` objects as tools/list returns them. Schemas are the stored JSON Schemas ' +
       '(2020-12), unchanged; DEPRECATED skills say so in their description.',
   })
-  @ApiQuery({ name: 'format', required: true, enum: TOOL_DEFINITION_FORMATS })
-  @ApiQuery({ name: 'domain', required: false, description: 'Only skills of this engineering domain' })
-  @ApiQuery({ name: 'agent', required: false, description: 'Only skills owned by this agent' })
-  @ApiQuery({ name: 'phase', required: false, type: Number, description: 'Only skills usable at this phase (phase ≤ n, 1–3)' })
-  @ApiQuery({ name: 'tag', required: false, type: [String], description: 'Repeatable; every tag must match' })
+  @ApiQueryParams(toolDefinitionsQuery, {
+    format: 'The agent framework the definitions are for',
+    domain: 'Only skills of this engineering domain',
+    agent: 'Only skills owned by this agent',
+    phase: 'Only skills usable at this phase (phase ≤ n, 1–3)',
+    tag: 'Repeatable; every tag must match',
+  })
+  @ApiJson(200, toolDefinitionsView, { description: 'The tool definitions in the asked format' })
+  // Typed by the MCP SDK's Tool (whose members are all optional), so held to the view by the contract test rather than by tsc.
   list(@Query() rawQuery: Record<string, unknown>) {
     const query = parseToolDefinitionsQuery(rawQuery);
     return this.toolDefinitions.list(query.format, { domain: query.domain, agent: query.agent, phase: query.phase, tags: query.tag });

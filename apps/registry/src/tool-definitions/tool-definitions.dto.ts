@@ -3,7 +3,7 @@ import { RequestInvalid } from '../problem/domain-errors.js';
 import { TOOL_DEFINITION_FORMATS } from './tool-definition-formats.js';
 
 /** Query of GET /v1/tool-definitions; the OpenAPI description is in tool-definitions.controller.ts. */
-const toolDefinitionsQuery = z
+export const toolDefinitionsQuery = z
   .object({
     format: z.enum(TOOL_DEFINITION_FORMATS, { message: `must be one of ${TOOL_DEFINITION_FORMATS.join(', ')}` }),
     domain: z.string().min(1).max(100).optional(),

@@ -1,10 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { ToolDirectory } from './tool-directory.js';
+import { ApiJson, ApiQueryParams } from '../openapi/api-decorators.js';
+import { type ToolListView, toolListView } from './tools.views.js';
 
-const toolsQuery = z.object({ capability: z.string().min(1).max(100).optional() }).strict();
+/** Query of GET /v1/tools. */
+export const toolsQuery = z.object({ capability: z.string().min(1).max(100).optional() }).strict();
 
 @ApiTags('tools')
 @Controller('v1/tools')
@@ -13,8 +16,9 @@ export class ToolsController {
 
   @Get()
   @ApiOperation({ summary: 'Every tool of the configured adapters: availability, capability and schemas' })
-  @ApiQuery({ name: 'capability', required: false, description: 'Only tools declaring this capability' })
-  async list(@Query() rawQuery: Record<string, unknown>) {
+  @ApiQueryParams(toolsQuery, { capability: 'Only tools declaring this capability' })
+  @ApiJson(200, toolListView, { description: 'The tools, and the reachability of each adapter' })
+  async list(@Query() rawQuery: Record<string, unknown>): Promise<ToolListView> {
     const parsed = toolsQuery.safeParse(rawQuery ?? {});
     if (!parsed.success) {
       throw new RequestInvalid(

@@ -1,8 +1,11 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { TwinStore } from '../../../../libs/twin/src/index.js';
 import { ExecutionQueries } from '../executions/execution-queries.js';
-import { parseExecutionId } from '../executions/executions.dto.js';
+import { executionIdParam, parseExecutionId } from '../executions/executions.dto.js';
+import { ApiJson, ApiProblems } from '../openapi/api-decorators.js';
+import { inlineSchema } from '../openapi/openapi-components.js';
+import { type ExecutionTwinAccessWire, executionTwinAccessView } from './twin.views.js';
 import { twinUri } from './twin.presenter.js';
 
 /** An execution's provenance in the twin: the revisions it read and the ones it wrote. */
@@ -16,7 +19,10 @@ export class ExecutionTwinController {
 
   @Get(':id/twin')
   @ApiOperation({ summary: 'The twin revisions an execution read and wrote (provenance), on its branch' })
-  async access(@Param('id') rawId: string) {
+  @ApiParam({ name: 'id', schema: inlineSchema(executionIdParam), description: 'The execution id' })
+  @ApiJson(200, executionTwinAccessView, { description: 'What the execution read and wrote' })
+  @ApiProblems('EXECUTION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async access(@Param('id') rawId: string): Promise<ExecutionTwinAccessWire> {
     const execution = await this.executions.get(parseExecutionId(rawId));
     const access = await this.twin.accessOf(execution.id);
     return {

@@ -1,14 +1,35 @@
 import { Body, Controller, Get, Headers, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TwinStore, twinLimitsOf } from '../../../../libs/twin/src/index.js';
 import { isTextMediaType } from '../../../../libs/package-store/src/index.js';
 import { AnyToken, CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ApiBinaryBody, ApiContent, ApiJson, ApiNotModified, ApiProblems, ApiQueryParams, BINARY } from '../openapi/api-decorators.js';
+import {
+  type BranchWire,
+  type ConstraintsWire,
+  type ProvenanceWire,
+  type RevisionWire,
+  type WorkProductWire,
+  branchListView,
+  branchView,
+  constraintsView,
+  provenanceView,
+  revisionListView,
+  revisionView,
+  workProductListView,
+  workProductView,
+} from './twin.views.js';
 import {
   CREATE_BRANCH_SCHEMA,
   SET_CONSTRAINTS_SCHEMA,
+  branchListQuery,
+  contentQuery,
+  revisionUploadQuery,
+  uploadQuery,
+  workProductListQuery,
   parseBranchListQuery,
   parseConstraintsBody,
   parseContentQuery,
@@ -36,7 +57,14 @@ export class TwinController {
 
   @Get('branches')
   @ApiOperation({ summary: 'Branches of the twin, by name (promotion branches only with include_promotion=true)' })
-  async branches(@Query() rawQuery: unknown) {
+  @ApiQueryParams(branchListQuery, {
+    cursor: 'next_cursor of the previous page',
+    limit: 'Page size, 1–100 (default 50)',
+    include_promotion: 'true: also the branches promotions ran their examples on',
+  })
+  @ApiJson(200, branchListView, { description: 'A page of branches' })
+  @ApiProblems('DATABASE_UNAVAILABLE')
+  async branches(@Query() rawQuery: unknown): Promise<{ items: BranchWire[]; next_cursor: string | null }> {
     const query = parseBranchListQuery(rawQuery);
     const items = await this.twin.listBranches({
       includePromotion: query.include_promotion === 'true',
@@ -50,7 +78,13 @@ export class TwinController {
   @AnyToken()
   @ApiOperation({ summary: 'Create a branch from another (default main) as it was at a moment (default now): 201' })
   @ApiBody({ schema: CREATE_BRANCH_SCHEMA })
-  async createBranch(@Body() rawBody: unknown, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiJson(201, branchView, { description: 'The new branch', headers: ['Location'] })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'TWIN_BRANCH_EXISTS', 'DATABASE_UNAVAILABLE')
+  async createBranch(
+    @Body() rawBody: unknown,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<BranchWire> {
     const body = parseCreateBranchBody(rawBody);
     const branch = await this.twin.createBranch(
       { name: body.name, from: body.from, at: body.at ? new Date(body.at) : undefined },
@@ -62,13 +96,26 @@ export class TwinController {
 
   @Get('branches/:branch')
   @ApiOperation({ summary: 'One branch' })
-  async branch(@Param('branch') branch: string) {
+  @ApiJson(200, branchView, { description: 'The branch' })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async branch(@Param('branch') branch: string): Promise<BranchWire> {
     return presentBranch(await this.twin.branch(branch));
   }
 
   @Get('branches/:branch/work-products')
   @ApiOperation({ summary: 'Work products current on the branch (archived ones hidden), by id; filter by kind or name' })
-  async workProducts(@Param('branch') branch: string, @Query() rawQuery: unknown) {
+  @ApiQueryParams(workProductListQuery, {
+    kind: 'Only work products of this kind',
+    name: 'Only work products of this name',
+    cursor: 'next_cursor of the previous page',
+    limit: 'Page size, 1–100 (default 50)',
+  })
+  @ApiJson(200, workProductListView, { description: 'A page of work products, by id' })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async workProducts(
+    @Param('branch') branch: string,
+    @Query() rawQuery: unknown,
+  ): Promise<{ items: WorkProductWire[]; next_cursor: string | null }> {
     const query = parseWorkProductListQuery(rawQuery);
     const items = await this.twin.list(branch, { kind: query.kind, name: query.name, after: query.cursor, limit: query.limit });
     return { items: items.map(presentWorkProduct), next_cursor: items.length === query.limit ? (items.at(-1)?.id ?? null) : null };
@@ -80,21 +127,22 @@ export class TwinController {
     summary: 'Upload a new work product: the raw content as the body, its media type as Content-Type: 201 with revision 1',
     description: '413 TWIN_TOO_LARGE over TWIN_MAX_REVISION_BYTES or the branch quota; 415 for forms or a missing media type.',
   })
-  @ApiConsumes('application/octet-stream')
-  @ApiQuery({
-    name: 'kind',
-    required: true,
-    description: 'cad_model, mesh, netlist, pcb, simulation_result, report, ... (lower_snake_case)',
+  @ApiConsumes('*/*')
+  @ApiBinaryBody('The content, in its media type (Content-Type); not a form')
+  @ApiQueryParams(uploadQuery, {
+    kind: 'cad_model, mesh, netlist, pcb, simulation_result, report, ... (lower_snake_case)',
+    name: 'The name of the work product',
+    metadata: 'A JSON object, URL-encoded',
   })
-  @ApiQuery({ name: 'name', required: true })
-  @ApiQuery({ name: 'metadata', required: false, description: 'A JSON object, URL-encoded' })
+  @ApiJson(201, workProductView, { description: 'The new work product at revision 1', headers: ['Location'] })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'TWIN_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'DATABASE_UNAVAILABLE')
   async upload(
     @Param('branch') branch: string,
     @Query() rawQuery: unknown,
     @Req() request: FastifyRequest,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<WorkProductWire> {
     const query = parseUploadQuery(rawQuery);
     const bytes = await readUpload(request, twinLimitsOf(this.config));
     const created = await this.twin.put(
@@ -107,7 +155,9 @@ export class TwinController {
 
   @Get('branches/:branch/work-products/:id')
   @ApiOperation({ summary: 'A work product as current on the branch' })
-  async workProduct(@Param('branch') branch: string, @Param('id') id: string) {
+  @ApiJson(200, workProductView, { description: 'The work product' })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async workProduct(@Param('branch') branch: string, @Param('id') id: string): Promise<WorkProductWire> {
     return presentWorkProduct(await this.twin.require(id, branch));
   }
 
@@ -116,8 +166,12 @@ export class TwinController {
   @ApiOperation({
     summary: 'Upload a new revision on the branch: 201, or 200 when the content, media type and metadata equal the current revision',
   })
-  @ApiConsumes('application/octet-stream')
-  @ApiQuery({ name: 'metadata', required: false, description: 'A JSON object, URL-encoded' })
+  @ApiConsumes('*/*')
+  @ApiBinaryBody('The content, in its media type (Content-Type); not a form')
+  @ApiQueryParams(revisionUploadQuery, { metadata: 'A JSON object, URL-encoded' })
+  @ApiJson(201, workProductView, { description: 'A new revision was written' })
+  @ApiJson(200, workProductView, { description: 'Nothing changed: content, media type and metadata equal the current revision' })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'TWIN_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'DATABASE_UNAVAILABLE')
   async uploadRevision(
     @Param('branch') branch: string,
     @Param('id') id: string,
@@ -125,7 +179,7 @@ export class TwinController {
     @Req() request: FastifyRequest,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<WorkProductWire> {
     const query = parseRevisionUploadQuery(rawQuery);
     const existing = await this.twin.require(id, branch);
     const bytes = await readUpload(request, twinLimitsOf(this.config));
@@ -139,7 +193,9 @@ export class TwinController {
 
   @Get('branches/:branch/work-products/:id/revisions')
   @ApiOperation({ summary: 'Revisions of the work product visible on the branch, newest first' })
-  async revisions(@Param('branch') branch: string, @Param('id') id: string) {
+  @ApiJson(200, revisionListView, { description: 'The revisions' })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async revisions(@Param('branch') branch: string, @Param('id') id: string): Promise<{ items: RevisionWire[] }> {
     return { items: (await this.twin.revisions(id, branch)).map(presentRevision) };
   }
 
@@ -147,7 +203,17 @@ export class TwinController {
   @ApiOperation({
     summary: 'The content of the current (or ?revision=) revision, byte for byte; ETag = its content hash, 304 on If-None-Match',
   })
-  @ApiQuery({ name: 'revision', required: false, type: Number })
+  @ApiQueryParams(contentQuery, { revision: 'A revision number (default: the current revision)' })
+  @ApiContent(
+    200,
+    { '*/*': BINARY },
+    {
+      description: 'The bytes in their media type; a numbered revision is cached as immutable, the current one is revalidated',
+      headers: ['ETag', 'X-Revision', 'Cache-Control'],
+    },
+  )
+  @ApiNotModified()
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'REVISION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async content(
     @Param('branch') branch: string,
     @Param('id') id: string,
@@ -176,13 +242,17 @@ export class TwinController {
   @ApiOperation({
     summary: 'Archive the work product on the branch: hidden there from now on, its revisions kept; a new revision restores it',
   })
-  async archive(@Param('branch') branch: string, @Param('id') id: string, @CurrentPrincipal() principal: Principal) {
+  @ApiJson(201, revisionView, { description: 'Archived: the archival marker, a new revision' })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async archive(@Param('branch') branch: string, @Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<RevisionWire> {
     return presentRevision(await this.twin.archive(id, branch, principal));
   }
 
   @Get('branches/:branch/work-products/:id/constraints')
   @ApiOperation({ summary: 'The constraints current on the branch (empty when none are set)' })
-  async constraints(@Param('branch') branch: string, @Param('id') id: string) {
+  @ApiJson(200, constraintsView, { description: 'The constraints' })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async constraints(@Param('branch') branch: string, @Param('id') id: string): Promise<ConstraintsWire> {
     const { workProduct, constraints } = await this.twin.constraints(id, branch);
     return presentConstraints(workProduct, constraints);
   }
@@ -193,12 +263,14 @@ export class TwinController {
     summary: "Set the work product's constraints on the branch (a new constraints revision); each is checked against its kind's schema",
   })
   @ApiBody({ schema: SET_CONSTRAINTS_SCHEMA })
+  @ApiJson(200, constraintsView, { description: 'The constraints now current (a new constraints revision)' })
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async setConstraints(
     @Param('branch') branch: string,
     @Param('id') id: string,
     @Body() rawBody: unknown,
     @CurrentPrincipal() principal: Principal,
-  ) {
+  ): Promise<ConstraintsWire> {
     const body = parseConstraintsBody(rawBody);
     const written = await this.twin.setConstraints(id, branch, body.constraints, principal);
     return presentConstraints(await this.twin.require(id, branch), written);
@@ -206,7 +278,9 @@ export class TwinController {
 
   @Get('work-products/:id/revisions/:revision/provenance')
   @ApiOperation({ summary: 'Who wrote a revision (identity, execution) and which executions read it' })
-  async provenance(@Param('id') id: string, @Param('revision') revision: string) {
+  @ApiJson(200, provenanceView, { description: 'The provenance of the revision' })
+  @ApiProblems('WORK_PRODUCT_NOT_FOUND', 'REVISION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
+  async provenance(@Param('id') id: string, @Param('revision') revision: string): Promise<ProvenanceWire> {
     return presentProvenance(await this.twin.provenance(id, parseRevisionParam(revision)));
   }
 }

@@ -10,8 +10,8 @@ const cursor = z
   .optional();
 const limit = z.coerce.number().int().min(1).max(100).default(50);
 
-export const parseBranchListQuery = (raw: unknown) =>
-  parseOrThrow(z.object({ cursor, limit, include_promotion: z.enum(['true', 'false']).optional() }).strict(), raw, 'query');
+export const branchListQuery = z.object({ cursor, limit, include_promotion: z.enum(['true', 'false']).optional() }).strict();
+export const parseBranchListQuery = (raw: unknown) => parseOrThrow(branchListQuery, raw, 'query');
 
 export const CREATE_BRANCH_SCHEMA = {
   type: 'object',
@@ -34,12 +34,10 @@ export const parseCreateBranchBody = (raw: unknown) =>
     'body',
   );
 
-export const parseWorkProductListQuery = (raw: unknown) =>
-  parseOrThrow(
-    z.object({ kind: z.string().max(100).optional(), name: z.string().max(200).optional(), cursor, limit }).strict(),
-    raw,
-    'query',
-  );
+export const workProductListQuery = z
+  .object({ kind: z.string().max(100).optional(), name: z.string().max(200).optional(), cursor, limit })
+  .strict();
+export const parseWorkProductListQuery = (raw: unknown) => parseOrThrow(workProductListQuery, raw, 'query');
 
 const metadata = z
   .string()
@@ -57,12 +55,13 @@ const metadata = z
     }
   });
 
-export const parseUploadQuery = (raw: unknown) =>
-  parseOrThrow(z.object({ kind: z.string().max(100), name: z.string().max(400), metadata }).strict(), raw, 'query');
-export const parseRevisionUploadQuery = (raw: unknown) => parseOrThrow(z.object({ metadata }).strict(), raw, 'query');
+export const uploadQuery = z.object({ kind: z.string().max(100), name: z.string().max(400), metadata }).strict();
+export const parseUploadQuery = (raw: unknown) => parseOrThrow(uploadQuery, raw, 'query');
+export const revisionUploadQuery = z.object({ metadata }).strict();
+export const parseRevisionUploadQuery = (raw: unknown) => parseOrThrow(revisionUploadQuery, raw, 'query');
 
-export const parseContentQuery = (raw: unknown) =>
-  parseOrThrow(z.object({ revision: z.coerce.number().int().min(1).max(2_147_483_647).optional() }).strict(), raw, 'query');
+export const contentQuery = z.object({ revision: z.coerce.number().int().min(1).max(2_147_483_647).optional() }).strict();
+export const parseContentQuery = (raw: unknown) => parseOrThrow(contentQuery, raw, 'query');
 
 export const SET_CONSTRAINTS_SCHEMA = {
   type: 'object',

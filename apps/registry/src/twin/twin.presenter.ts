@@ -1,8 +1,9 @@
 import type { BranchView, ConstraintsView, ProvenanceView, RevisionView, WorkProductView } from '../../../../libs/twin/src/index.js';
+import type { BranchWire, ConstraintsWire, ProvenanceWire, RevisionWire, WorkProductWire } from './twin.views.js';
 
-/** The twin's views on the wire (REST and MCP): snake_case, ISO times. */
+/** The twin's views on the wire (REST and MCP): snake_case, ISO times; exactly the views of twin.views.ts. */
 
-export function presentBranch(branch: BranchView) {
+export function presentBranch(branch: BranchView): BranchWire {
   return {
     name: branch.name,
     parent: branch.parent,
@@ -14,7 +15,7 @@ export function presentBranch(branch: BranchView) {
   };
 }
 
-export function presentRevision(revision: RevisionView) {
+export function presentRevision(revision: RevisionView): RevisionWire {
   return {
     revision: revision.revision,
     branch: revision.branch,
@@ -29,7 +30,7 @@ export function presentRevision(revision: RevisionView) {
   };
 }
 
-export function presentWorkProduct(workProduct: WorkProductView) {
+export function presentWorkProduct(workProduct: WorkProductView): WorkProductWire {
   return {
     id: workProduct.id,
     kind: workProduct.kind,
@@ -42,7 +43,7 @@ export function presentWorkProduct(workProduct: WorkProductView) {
   };
 }
 
-export function presentConstraints(workProduct: WorkProductView, constraints: ConstraintsView | null) {
+export function presentConstraints(workProduct: WorkProductView, constraints: ConstraintsView | null): ConstraintsWire {
   return {
     work_product_id: workProduct.id,
     branch: workProduct.branch,
@@ -54,7 +55,7 @@ export function presentConstraints(workProduct: WorkProductView, constraints: Co
   };
 }
 
-export function presentProvenance(provenance: ProvenanceView) {
+export function presentProvenance(provenance: ProvenanceView): ProvenanceWire {
   return {
     work_product_id: provenance.revision.workProductId,
     revision: presentRevision(provenance.revision),

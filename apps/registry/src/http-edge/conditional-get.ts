@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type DeprecationSignals, setDeprecationSignalHeaders } from '../skills/deprecation-headers.js';
+
+/** A read answered with pre-serialised JSON: the body, its entity tag and the deprecation signals sent with it. */
+export interface JsonRead {
+  body: string;
+  /** A strong entity tag (quoted) that changes whenever `body` does. */
+  etag: string;
+  deprecation: DeprecationSignals | null;
+}
+
+/**
+ * Why no catalog read is `immutable`: a version's package (files, schemas, content hash) never
+ * changes once REGISTERED, and the package routes serve it `immutable`; but every JSON view of a
+ * skill or version also carries lifecycle state (status, status_reason, deprecation, updated_at),
+ * pending_dependencies derived from other skills, and for a current version tools_status — all of
+ * which can change at any time, and no status is final (ARCHIVED can reappear). So each of these
+ * bodies may change: caches keep it but revalidate it every time, which costs a 304 with no body.
+ */
+export const CATALOG_READ_CACHE_CONTROL = 'no-cache';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A strong entity tag of `representation`: the first 128 bits of its SHA-256, base64url. */
+export function strongEtag(representation: string): string {
+  return `"${createHash('sha256').update(representation).digest('base64url').slice(0, 22)}"`;
+}
+
+/** A JsonRead of `body`. */
+export function jsonRead(body: string, deprecation: DeprecationSignals | null = null): JsonRead {
+  return { body, etag: strongEtag(body), deprecation };
+}
+
+/**
+ * Whether `If-None-Match` names `etag` (RFC 9110 §13.1.2: `*`, or a list compared weakly, so
+ * `W/"x"` matches `"x"`).
+ */
+export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header === etag) return true;
+  for (const part of header.split(',')) {
+    const tag = part.trim();
+    if (tag === '*' || tag === etag || (tag.startsWith('W/') && tag.slice(2) === etag)) return true;
+  }
+  return false;
+}
+
+/**
+ * Sends a catalog read: ETag, Cache-Control and its deprecation headers, then the body, or a 304
+ * without one when the client's copy is current. The Nest controllers and the read fast path both
+ * answer through here.
+ */
+export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, read: JsonRead): FastifyReply {
+  reply.header('etag', read.etag).header('cache-control', CATALOG_READ_CACHE_CONTROL);
+  if (read.deprecation) setDeprecationSignalHeaders(reply, read.deprecation);
+  if (ifNoneMatchMatches(request.headers['if-none-match'], read.etag)) return reply.code(304).send();
+  return reply.header('content-type', JSON_TYPE).send(read.body);
+}

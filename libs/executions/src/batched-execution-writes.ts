@@ -1,0 +1,61 @@
+import { isDatabaseUnavailable } from '../../database/src/pg-pool.js';
+import type { ExecutionError, ExecutionRecord } from './execution-model.js';
+import type { AttemptGuard, ExecutionsRepository, FinishRequest, NewExecution, TerminalStatus } from './executions.repository.js';
+import { GroupCommit } from './group-commit.js';
+
+/** How the durable writes of executions are grouped (see GroupCommit). */
+export interface ExecutionWriteBatching {
+  /** Most rows one statement writes. */
+  maxBatch: number;
+  /** Longest a write waits for its statement while others are in flight. */
+  windowMs: number;
+}
+
+export const DEFAULT_EXECUTION_WRITE_BATCHING: ExecutionWriteBatching = { maxBatch: 64, windowMs: 2 };
+
+/** A connection or server failure concerns the whole flush; any other error may be one row's (e.g. its JSON). */
+const isolateRowErrors = (error: unknown) => !isDatabaseUnavailable(error);
+
+/**
+ * The three durable writes of an execution (create, attempt start, finish), group-committed: the
+ * concurrent calls of one process share one multi-row statement per flush. Each call answers with
+ * its own row and whether its own conditions (guards) applied, and only after that statement has
+ * committed; a flush that fails fails every call in it, so nothing is acknowledged that is not
+ * stored. Same contract as the ExecutionsRepository methods of the same names.
+ */
+export class BatchedExecutionWrites {
+  private readonly creates: GroupCommit<NewExecution, { record: ExecutionRecord; created: boolean }>;
+  private readonly starts: GroupCommit<string, ExecutionRecord | null>;
+  private readonly finishes: GroupCommit<FinishRequest, ExecutionRecord | null>;
+
+  constructor(repository: ExecutionsRepository, batching: ExecutionWriteBatching = DEFAULT_EXECUTION_WRITE_BATCHING) {
+    const options = { ...batching, isolate: isolateRowErrors };
+    this.creates = new GroupCommit((executions) => repository.createMany(executions), {
+      ...options,
+      // Two requests with one idempotency key go in turn, so the second finds the first.
+      keyOf: (execution) => (execution.idempotencyKey === null ? null : `${execution.caller}\u0000${execution.idempotencyKey}`),
+    });
+    this.starts = new GroupCommit((ids) => repository.startAttempts(ids), { ...options, keyOf: (id) => id });
+    this.finishes = new GroupCommit((requests) => repository.finishMany(requests), { ...options, keyOf: (request) => request.id });
+  }
+
+  /** ExecutionsRepository.create, group-committed. */
+  create(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
+    return this.creates.submit(execution);
+  }
+
+  /** ExecutionsRepository.startAttempt, group-committed. */
+  startAttempt(id: string): Promise<ExecutionRecord | null> {
+    return this.starts.submit(id);
+  }
+
+  /** ExecutionsRepository.finish, group-committed; the guard is this call's own. */
+  finish(
+    id: string,
+    status: TerminalStatus,
+    result: { output?: Record<string, unknown> | null; error?: ExecutionError | null },
+    guard?: AttemptGuard,
+  ): Promise<ExecutionRecord | null> {
+    return this.finishes.submit({ id, status, ...result, guard });
+  }
+}

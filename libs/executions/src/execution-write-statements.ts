@@ -1,0 +1,62 @@
+import { EXECUTION_FINISHED_CHANNEL, FINISHED_PAYLOAD_MAX_BYTES } from './finished-announcements.js';
+
+/**
+ * The multi-row statements of the execution write path. Each takes one array per column (one
+ * element per row, unnest), applies every row's own conditions, and returns the rows it changed,
+ * so a caller learns whether its own row applied. One statement is one transaction: all its rows
+ * are committed together, or none is.
+ */
+
+const TERMINAL = `('SUCCEEDED','FAILED','CANCELLED')`;
+
+/** Inserts QUEUED executions; a row whose (caller, idempotency key) is taken is skipped (not returned). */
+export const CREATE_EXECUTIONS = `
+  INSERT INTO executions (id, skill_version_id, skill_name, version, purpose, status, input, max_attempts, warnings,
+                          session_id, caller, idempotency_key, request_hash, tool, branch, trace_id, trace_parent)
+  SELECT r.id, r.skill_version_id, r.skill_name, r.version, r.purpose, 'QUEUED', r.input::jsonb, r.max_attempts, r.warnings::jsonb,
+         r.session_id, r.caller, r.idempotency_key, r.request_hash, r.tool, r.branch, r.trace_id, r.trace_parent
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[],
+                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
+         AS r(id, skill_version_id, skill_name, version, purpose, input, max_attempts, warnings,
+              session_id, caller, idempotency_key, request_hash, tool, branch, trace_id, trace_parent)
+  ON CONFLICT (caller, idempotency_key) DO NOTHING
+  RETURNING *`;
+
+/**
+ * Starts the next attempt of each execution that is waiting for one (QUEUED, or RUNNING between
+ * attempts, no attempt marked running, no cancellation asked); returns the rows it started.
+ */
+export const START_ATTEMPTS = `
+  UPDATE executions e
+     SET status = 'RUNNING', attempts = e.attempts + 1, attempt_running = true,
+         started_at = COALESCE(e.started_at, now()), heartbeat_at = now()
+    FROM unnest($1::uuid[]) AS r(id)
+   WHERE e.id = r.id AND e.status IN ('QUEUED', 'RUNNING') AND NOT e.attempt_running AND e.cancel_requested_at IS NULL
+  RETURNING e.*`;
+
+/**
+ * AttemptGuard of each row (see executions.repository.ts): `r.attempt` and `r.stale_for_ms`, a
+ * null disabling its part.
+ */
+const ROW_GUARD = `(r.attempt IS NULL OR (e.attempts = r.attempt AND e.attempt_running))
+     AND (r.stale_for_ms IS NULL OR e.heartbeat_at < now() - (r.stale_for_ms * interval '1 millisecond'))`;
+
+/**
+ * Moves each execution to its terminal state unless it already is in one or its guard fails, and
+ * announces each row it moved on EXECUTION_FINISHED_CHANNEL in the same transaction (one NOTIFY per
+ * row, delivered at commit, with the final row when it fits).
+ */
+export const FINISH_EXECUTIONS = `
+  WITH finished AS (
+    UPDATE executions e
+       SET status = r.status, output = r.output::jsonb, error = r.error::jsonb, attempt_running = false, finished_at = now(),
+           duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(e.started_at, e.created_at))) * 1000)::int)
+      FROM unnest($1::uuid[], $2::"ExecutionStatus"[], $3::text[], $4::text[], $5::int[], $6::int[])
+           AS r(id, status, output, error, attempt, stale_for_ms)
+     WHERE e.id = r.id AND e.status NOT IN ${TERMINAL} AND ${ROW_GUARD}
+    RETURNING e.*)
+  SELECT finished.*,
+         pg_notify('${EXECUTION_FINISHED_CHANNEL}',
+                   CASE WHEN octet_length(announced.payload) <= ${FINISHED_PAYLOAD_MAX_BYTES} THEN announced.payload
+                        ELSE json_build_object('id', finished.id)::text END) AS notified
+    FROM finished, LATERAL (SELECT row_to_json(finished)::text AS payload) announced`;
