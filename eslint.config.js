@@ -1,5 +1,10 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/** Infrastructure clients: only adapters (repositories, ports' implementations, modules' wiring) import them. */
+const INFRASTRUCTURE = ['pg', 'ioredis', 'bullmq', '@prisma/client'];
 
 export default tseslint.config(
   {
@@ -24,6 +29,63 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+    },
+  },
+  {
+    // The walls between the parts of the house (style.md): libs never import apps, the executor never
+    // imports the registry (nor the registry the executor), the CLI and adapters stand on libs, and there
+    // are no import cycles.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            { target: './libs', from: './apps', message: 'libs never import apps: move what both need into a lib' },
+            { target: './apps/executor', from: './apps/registry', message: 'the executor never imports the registry' },
+            {
+              target: './apps/registry',
+              from: ['./apps/executor', './apps/cli'],
+              message: 'the registry never imports the executor or the CLI',
+            },
+            { target: './apps/adapters', from: ['./apps/registry', './apps/executor', './apps/cli'], message: 'adapters stand alone' },
+          ],
+        },
+      ],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    // Controllers are thin: they call use-cases, never the database or the queue themselves.
+    files: ['apps/**/*.controller.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: INFRASTRUCTURE.map((name) => ({ name, message: 'controllers call use-cases; infrastructure stays behind a port' })),
+          patterns: [{ group: ['**/generated/prisma/**', '**/libs/database/**'], message: 'controllers never reach the database' }],
+        },
+      ],
+    },
+  },
+  {
+    // A skill package imports only the SDK (and its own files and Node's built-ins).
+    files: ['skills/**/*.ts', 'test/fixtures/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!node:|\\.{1,2}/|@skill-registry/sdk(/testing)?$|@jest/globals$)',
+              message: 'skills import only @skill-registry/sdk',
+            },
+          ],
+        },
       ],
     },
   },

@@ -15,6 +15,7 @@ import { createToolBridge } from './execution/tool-bridge.js';
 import { EXECUTION_HOOKS, type ExecutionHook } from './hooks/execution-hook.js';
 import { HookRunner } from './hooks/hook-runner.js';
 import { ExecutorHealthController } from './health/executor-health.controller.js';
+import { InfrastructureReadiness } from './health/infrastructure-readiness.js';
 import { SandboxPool } from './sandbox/sandbox-pool.js';
 import { createPackageCacheRoot } from './scripts/package-cache-root.js';
 import { ScriptToolRunner } from './scripts/script-tool-runner.js';
@@ -85,7 +86,11 @@ export class ExecutorModule {
           new SandboxPool(new URL('./sandbox/sandbox-thread.js', import.meta.url), {
             maxThreads: config.EXECUTOR_CONCURRENCY,
             cancelGraceMs: config.CANCEL_GRACE_MS,
-            resourceLimits: { maxOldGenerationSizeMb: config.SANDBOX_MEMORY_MB },
+            resourceLimits: {
+              maxOldGenerationSizeMb: config.SANDBOX_MEMORY_MB,
+              maxYoungGenerationSizeMb: config.SANDBOX_YOUNG_GENERATION_MB,
+            },
+            spawnAfterMs: config.SANDBOX_SPAWN_AFTER_MS,
           }),
       },
       // One sandbox for every script tool run; ScriptToolRunner checks at start whether it can run here.
@@ -117,6 +122,7 @@ export class ExecutorModule {
         ...providers,
         { provide: 'PG_POOL_HEALTH', useExisting: PG_POOL },
         { provide: 'EVENTS_REDIS_HEALTH', useExisting: EVENTS_REDIS },
+        InfrastructureReadiness,
       ],
     };
   }

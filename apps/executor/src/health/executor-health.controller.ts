@@ -1,6 +1,5 @@
-import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
-import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { InfrastructureReadiness } from './infrastructure-readiness.js';
 import { ExecutionRunner } from '../execution/execution-runner.js';
 import { ScriptToolRunner } from '../scripts/script-tool-runner.js';
 
@@ -11,8 +10,7 @@ import { ScriptToolRunner } from '../scripts/script-tool-runner.js';
 @Controller()
 export class ExecutorHealthController {
   constructor(
-    @Inject('PG_POOL_HEALTH') private readonly pool: pg.Pool,
-    @Inject('EVENTS_REDIS_HEALTH') private readonly redis: Redis,
+    private readonly infrastructure: InfrastructureReadiness,
     private readonly runner: ExecutionRunner,
     private readonly scripts: ScriptToolRunner,
   ) {}
@@ -24,8 +22,7 @@ export class ExecutorHealthController {
 
   @Get('readyz')
   async readiness() {
-    const checks = await Promise.allSettled([this.pool.query('SELECT 1'), this.redis.ping()]);
-    const [database, redis] = checks.map((check) => (check.status === 'fulfilled' ? 'up' : 'down'));
+    const { database, redis } = await this.infrastructure.check();
     const scriptTools = this.scripts.status();
     if (database !== 'up' || redis !== 'up')
       throw new ServiceUnavailableException({ status: 'error', database, redis, script_tools: scriptTools });

@@ -1,10 +1,9 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
-import { PrismaClient, migrationsDir, unappliedMigrations } from '../../../../libs/database/src/index.js';
 import { Public } from '../auth/auth.guard.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { PRISMA } from '../catalog/skills.repository.js';
+import { DatabaseReadiness } from './database-readiness.js';
 import { RegistryHealthReport } from './registry-health.js';
 import { ApiJson, ApiProblems } from '../openapi/api-decorators.js';
 import { livenessView, readinessView, registryHealthView, type RegistryHealthView } from './health.views.js';
@@ -17,7 +16,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly catalog: SkillCatalog,
     private readonly report: RegistryHealthReport,
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly database: DatabaseReadiness,
   ) {}
 
   @Get('healthz')
@@ -39,20 +38,13 @@ export class HealthController {
       () =>
         this.indicators
           .check('database')
-          .attempt(async () => {
-            await this.prisma.$queryRaw`SELECT 1`;
-          })
+          .attempt(() => this.database.ping())
           .withTimeout(2000),
       () =>
         this.indicators
           .check('migrations')
           .attempt(async () => {
-            const applied = await this.prisma.$queryRaw<{ migration_name: string }[]>`
-              SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-            const missing = await unappliedMigrations(
-              applied.map((row) => row.migration_name),
-              migrationsDir(),
-            );
+            const missing = await this.database.pendingMigrations();
             if (missing.length) throw new Error(`pending migrations: ${missing.join(', ')}`);
             return { skills_loaded: this.catalog.size };
           })

@@ -3,6 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { HealthController } from './health.controller.js';
 import { RegistryHealthReport } from './registry-health.js';
+import { DatabaseReadiness } from './database-readiness.js';
 
-@Module({ imports: [TerminusModule, CatalogModule], controllers: [HealthController], providers: [RegistryHealthReport] })
+@Module({ imports: [TerminusModule, CatalogModule], controllers: [HealthController], providers: [RegistryHealthReport, DatabaseReadiness] })
 export class HealthModule {}
