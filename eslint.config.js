@@ -39,7 +39,12 @@ export default tseslint.config(
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: ['**/*.spec.ts'],
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      // So that import-x parses the TypeScript files it follows (without it no-cycle sees no edges).
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+    },
     rules: {
       'import-x/no-restricted-paths': [
         'error',
