@@ -63,5 +63,6 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, raw: unknown, what:
       ? issue.keys.map((key) => ({ field: key, message: `unknown ${what} parameter '${key}'` }))
       : [{ field: issue.path.join('.') || what, message: issue.message }],
   );
-  throw new RequestInvalid(`${what} is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
+  const subject = what.charAt(0).toUpperCase() + what.slice(1);
+  throw new RequestInvalid(`${subject} is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RequestInvalid } from '../problem/domain-errors.js';
+import { parseOrThrow } from '../validation.js';
 import type { ToolFilter } from '../tool-definitions/exposed-skills.js';
 
 /**
@@ -23,15 +23,6 @@ export const mcpEndpointQuery = z
   .strict();
 
 export function parseMcpEndpointQuery(raw: unknown): { filter: ToolFilter; branch?: string } {
-  const parsed = mcpEndpointQuery.safeParse(raw ?? {});
-  if (parsed.success) {
-    const { phase, tag, domain, agent, branch } = parsed.data;
-    return { filter: { phase, tags: tag, domain, agent }, branch };
-  }
-  const errors = parsed.error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ field: key, message: `unknown query parameter '${key}'` }))
-      : [{ field: issue.path.join('.') || 'query', message: issue.message }],
-  );
-  throw new RequestInvalid(`MCP endpoint query is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
+  const { phase, tag, domain, agent, branch } = parseOrThrow(mcpEndpointQuery, raw, 'query');
+  return { filter: { phase, tags: tag, domain, agent }, branch };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RequestInvalid } from '../problem/domain-errors.js';
+import { parseOrThrow } from '../validation.js';
 import { TOOL_DEFINITION_FORMATS } from './tool-definition-formats.js';
 
 /** Query of GET /v1/tool-definitions; the OpenAPI description is in tool-definitions.controller.ts. */
@@ -20,12 +20,5 @@ export const toolDefinitionsQuery = z
 export type ToolDefinitionsQuery = z.output<typeof toolDefinitionsQuery>;
 
 export function parseToolDefinitionsQuery(raw: unknown): ToolDefinitionsQuery {
-  const parsed = toolDefinitionsQuery.safeParse(raw ?? {});
-  if (parsed.success) return parsed.data;
-  const errors = parsed.error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ field: key, message: `unknown query parameter '${key}'` }))
-      : [{ field: issue.path.join('.') || 'query', message: issue.message }],
-  );
-  throw new RequestInvalid(`Query is invalid: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
+  return parseOrThrow(toolDefinitionsQuery, raw, 'query');
 }
