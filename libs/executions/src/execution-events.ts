@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ExecutionError, ExecutionStatus } from './execution-model.js';
+import type { ExecutionError } from './execution-model.js';
 
 /** The typed events of one execution, in the order they happen. */
 export type ExecutionEvent =
@@ -33,13 +33,6 @@ export type ExecutionLogLevel = 'debug' | 'info' | 'warning' | 'error';
 export type ExecutionEventType = ExecutionEvent['type'];
 
 export const TERMINAL_EVENT_TYPES: ReadonlySet<ExecutionEventType> = new Set(['succeeded', 'failed', 'cancelled']);
-
-export function terminalStatusOf(event: ExecutionEvent): ExecutionStatus | null {
-  if (event.type === 'succeeded') return 'SUCCEEDED';
-  if (event.type === 'failed') return 'FAILED';
-  if (event.type === 'cancelled') return 'CANCELLED';
-  return null;
-}
 
 /** A stored event with its position in the execution's stream. */
 export interface StoredExecutionEvent {
@@ -103,6 +96,18 @@ if count == limit + 1 then redis.call('XADD', KEYS[1], '*', 'event', ARGV[3]) en
 return 0`;
 
 /**
+ * Appends events to a stream in order and, with a TTL (ARGV[1] > 0), makes the stream expire.
+ * KEYS: stream. ARGV: ttl seconds (0 = none), then one JSON event each. Returns the last event's id.
+ */
+const APPEND_EVENTS_SCRIPT = `
+local id
+for i = 2, #ARGV do id = redis.call('XADD', KEYS[1], '*', 'event', ARGV[i]) end
+local ttl = tonumber(ARGV[1])
+if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
+return id`;
+const APPEND_EVENTS_COMMAND = 'appendExecutionEvents';
+
+/**
  * Execution events on Redis Streams: one stream per execution, so any registry replica can replay
  * an execution from the beginning and follow it live.
  */
@@ -110,29 +115,39 @@ export class ExecutionEventLog {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    // Sent as EVALSHA (the script text only when Redis does not know it yet).
+    if (!(APPEND_EVENTS_COMMAND in redis)) redis.defineCommand(APPEND_EVENTS_COMMAND, { numberOfKeys: 1, lua: APPEND_EVENTS_SCRIPT });
+  }
 
   key(executionId: string): string {
     return `${this.prefix}:execution:${executionId}:events`;
   }
 
   /**
-   * Appends events, in order, in one round trip; after a terminal event the stream expires in a
-   * week. (Requests waiting for the end are woken by Postgres, see EXECUTION_FINISHED_CHANNEL.)
-   * Returns the id of the last event.
+   * Appends events, in order, in one command (a script: atomic, and with auto-pipelining one write
+   * for the events of every execution that ends in the same turn); after a terminal event the stream
+   * expires in a week. (Requests waiting for the end are woken by Postgres, see
+   * EXECUTION_FINISHED_CHANNEL.) Returns the id of the last event.
    */
   async append(executionId: string, events: ExecutionEvent | ExecutionEvent[]): Promise<string> {
     const key = this.key(executionId);
     const list = Array.isArray(events) ? events : [events];
     const terminal = list.some((event) => TERMINAL_EVENT_TYPES.has(event.type));
     if (list.length === 1 && !terminal) return (await this.redis.xadd(key, '*', 'event', JSON.stringify(list[0]))) as string;
-    const transaction = this.redis.multi();
-    for (const event of list) transaction.xadd(key, '*', 'event', JSON.stringify(event));
-    if (terminal) transaction.expire(key, FINISHED_STREAM_TTL_SECONDS);
-    const results = (await transaction.exec()) ?? [];
-    const failed = results.find(([error]) => error);
-    if (failed || results.length === 0) throw failed?.[0] ?? new Error('transaction aborted');
-    return results[list.length - 1]?.[1] as string;
+    return (await this.appendScript(
+      key,
+      terminal ? FINISHED_STREAM_TTL_SECONDS : 0,
+      ...list.map((event) => JSON.stringify(event)),
+    )) as string;
+  }
+
+  private appendScript(key: string, ttlSeconds: number, ...events: string[]): Promise<unknown> {
+    return (this.redis as unknown as Record<typeof APPEND_EVENTS_COMMAND, (...args: unknown[]) => Promise<unknown>>)[APPEND_EVENTS_COMMAND](
+      key,
+      ttlSeconds,
+      ...events,
+    );
   }
 
   /**

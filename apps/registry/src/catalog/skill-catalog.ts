@@ -175,6 +175,11 @@ export class SkillCatalog implements OnApplicationShutdown {
     return this.skills.get(name);
   }
 
+  /** One version of a skill by its exact version string (the one place of that lookup). */
+  version(name: string, version: string): SkillVersionRecord | undefined {
+    return this.skills.get(name)?.versions.find((candidate) => candidate.version === version);
+  }
+
   all(): SkillRecord[] {
     return this.ordered.map((entry) => entry.skill);
   }

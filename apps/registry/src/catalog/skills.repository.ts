@@ -163,10 +163,6 @@ export class SkillsRepository implements OnModuleDestroy {
     }));
   }
 
-  async ping(): Promise<void> {
-    await this.prisma.$queryRaw`SELECT 1`;
-  }
-
   /** Calls `onChange(name)` for every change announced by any replica; reconnects if the link drops. */
   async listenForChanges(onChange: (change: SkillChange) => void, onReconnect: () => void): Promise<void> {
     const listener = new PgListener(

@@ -138,7 +138,7 @@ export class ExecutionsController {
   @ApiProblems('EXECUTION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async get(@Param('id') rawId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<ExecutionView> {
     const execution = await this.queries.get(parseExecutionId(rawId));
-    const version = this.catalog.get(execution.skillName)?.versions.find((v) => v.version === execution.version);
+    const version = this.catalog.version(execution.skillName, execution.version);
     if (version) setDeprecationHeaders(reply, [version]);
     return presentExecution(execution);
   }

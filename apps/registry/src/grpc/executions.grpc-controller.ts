@@ -49,7 +49,7 @@ export class ExecutionsGrpcController {
   @GrpcMethod(GRPC_SERVICE, 'GetExecution')
   async getExecution(@Payload() request: { id?: string }) {
     const execution = await this.queries.get(parseExecutionId(required(request.id, 'id')));
-    const version = this.catalog.get(execution.skillName)?.versions.find((candidate) => candidate.version === execution.version);
+    const version = this.catalog.version(execution.skillName, execution.version);
     return withDeprecationTrailers(executionMessage(execution), version ? [version] : []);
   }
 

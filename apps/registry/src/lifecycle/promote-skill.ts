@@ -53,7 +53,7 @@ export class PromoteSkill {
     if (command.force && !command.reason?.trim()) {
       throw new RequestInvalid('A forced promotion needs a reason', [{ field: 'reason', message: 'required when force is true' }]);
     }
-    const version = this.catalog.get(command.name)?.versions.find((candidate) => candidate.version === command.version);
+    const version = this.catalog.version(command.name, command.version);
     if (!version) throw this.catalog.get(command.name) ? new SkillNotFound(command.name, command.version) : new SkillNotFound(command.name);
     if (version.status !== 'REGISTERED') {
       throw new InvalidTransition(version.name, version.version, version.status, 'ACTIVE', allowedTransitions(version.status));

@@ -28,7 +28,8 @@ export class SkillQueries {
   }
 
   version(name: string, version: string): SkillVersionRecord {
-    const found = this.get(name).skill.versions.find((candidate) => candidate.version === version);
+    this.get(name);
+    const found = this.catalog.version(name, version);
     if (!found) throw new SkillNotFound(name, version);
     return found;
   }

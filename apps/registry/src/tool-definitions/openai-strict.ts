@@ -50,10 +50,6 @@ export function openAiStrictViolations(schema: Record<string, unknown>): string[
   return violations;
 }
 
-export function isOpenAiStrictCompatible(schema: Record<string, unknown>): boolean {
-  return openAiStrictViolations(schema).length === 0;
-}
-
 function visit(node: unknown, pointer: string, depth: number, root: boolean, violations: string[], counters: { properties: number }): void {
   const at = pointer || '/';
   if (node === true || node === false) {
