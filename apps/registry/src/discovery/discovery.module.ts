@@ -4,11 +4,12 @@ import { LifecycleModule } from '../lifecycle/lifecycle.module.js';
 import { PackageStoreModule } from '../packages/package-store.module.js';
 import { DiscoveryService } from './discovery.service.js';
 import { PackageIntake } from './package-intake.js';
+import { RegisterSkill } from './register-skill.js';
 import { SkillWatcher } from './skill-watcher.js';
 
 @Module({
   imports: [CatalogModule, LifecycleModule, PackageStoreModule],
-  providers: [DiscoveryService, PackageIntake, SkillWatcher],
+  providers: [DiscoveryService, RegisterSkill, PackageIntake, SkillWatcher],
   exports: [DiscoveryService, PackageIntake, SkillWatcher],
 })
 export class DiscoveryModule {}

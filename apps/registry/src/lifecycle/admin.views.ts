@@ -17,6 +17,10 @@ export const packageReportView = apiComponent(
     errors: z.number().int(),
     warnings: z.number().int(),
     message: z.string().nullable(),
+    refusal: z
+      .enum(['VERSION_IMMUTABLE', 'DUPLICATE', 'FAILED'])
+      .optional()
+      .describe('Why a refused package was refused: its version changed on disk, another package claims it, or it could not be registered'),
   }),
   'What discovery did with one package',
 );

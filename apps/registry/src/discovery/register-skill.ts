@@ -1,0 +1,229 @@
+import { basename, dirname } from 'node:path';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  PackageStore,
+  PackageTooLarge,
+  legacyContentHash,
+  manifestHash,
+  manifestOf,
+  readPackageDir,
+} from '../../../../libs/package-store/src/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import type { NewSkillVersion, SkillVersionRecord } from '../catalog/skill-records.js';
+import { SkillsRepository } from '../catalog/skills.repository.js';
+import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
+import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
+import { LifecycleService } from '../lifecycle/lifecycle.service.js';
+import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
+import { PackageIntake } from './package-intake.js';
+
+export type PackageOutcome = 'new' | 'updated' | 'unchanged' | 'refused';
+
+/** Why a package was refused: its version changed on disk, a second package claims it, or it could not be registered. */
+export type PackageRefusal = 'VERSION_IMMUTABLE' | 'DUPLICATE' | 'FAILED';
+
+export interface PackageReport {
+  path: string;
+  name: string;
+  version: string;
+  outcome: PackageOutcome;
+  status: string | null;
+  errors: number;
+  warnings: number;
+  message: string | null;
+  /** Set when `outcome` is `refused`. */
+  refusal?: PackageRefusal;
+}
+
+/**
+ * Registers one package directory as its version: reads its bytes once, validates them through the
+ * one intake, stores them, and creates, updates (a DRAFT), restores (an archived one) or refuses (an
+ * immutable version whose content changed) the version. Typed outcome per package, never a throw.
+ */
+@Injectable()
+export class RegisterSkill {
+  private readonly logger = new Logger(RegisterSkill.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repository: SkillsRepository,
+    private readonly catalog: SkillCatalog,
+    private readonly lifecycle: LifecycleService,
+    private readonly events: LifecycleEventsPublisher,
+    private readonly packages: PackageStore,
+    private readonly intake: PackageIntake,
+  ) {}
+
+  /** `storedByPath`: the catalog's versions by package path, read once per scan. */
+  async register(packagePath: string, actor: string, storedByPath: Map<string, SkillVersionRecord[]>): Promise<PackageReport> {
+    try {
+      // The bytes read here are the ones stored: the version's content hash is their manifest's.
+      const files = await readPackageDir(packagePath, packageLimitsOf(this.config));
+      const contentHash = manifestHash(manifestOf(files));
+      // Fast path: nothing changed on disk, so nothing is loaded or written.
+      const stored = storedByPath.get(packagePath) ?? [];
+      const same = stored.find((v) => v.contentHash === contentHash && v.status !== 'ARCHIVED');
+      if (same) return reportOf(packagePath, same, 'unchanged', null);
+      const legacyHash = legacyContentHash(files);
+      const legacy = stored.find((v) => v.contentHash === legacyHash && v.status !== 'ARCHIVED');
+      if (legacy) return reportOf(packagePath, await this.adoptLegacy(legacy, files), 'unchanged', null);
+
+      // Validated from the bytes just read, as a published archive is: what is checked is what is stored
+      // and what executors run, and nothing outside the package's own files resolves.
+      const intake = await this.intake.validate(files, [basename(dirname(packagePath)), basename(packagePath)]);
+      await this.packages.save(files);
+      const snapshot = { ...intake.snapshot, contentHash, packagePath };
+      let existing = await this.repository.findVersion(snapshot.name, snapshot.version);
+      if (existing && existing.contentHash === legacyHash) existing = await this.adoptLegacy(existing, files);
+      const errors = intake.issues.filter((issue) => issue.severity === 'error').length;
+      const warnings = intake.issues.length - errors;
+      const base = { path: packagePath, name: snapshot.name, version: snapshot.version, errors, warnings };
+
+      if (!existing) {
+        const creation = {
+          from: null,
+          to: snapshot.status,
+          actor,
+          reason: snapshot.status === 'REGISTERED' ? 'discovered; validation passed' : 'discovered; validation failed',
+          evidence: { content_hash: snapshot.contentHash, errors, warnings },
+        };
+        const created = await this.repository.createVersion(snapshot, creation);
+        if (created) {
+          this.catalog.applyVersion(created);
+          await this.events.publish(created.name, created.version, creation);
+        } else await this.catalog.reload(snapshot.name);
+        if (!created) return { ...base, outcome: 'unchanged', status: null, message: 'registered concurrently by another process' };
+        return { ...base, outcome: 'new', status: created.status, message: snapshot.statusReason };
+      }
+
+      if (existing.contentHash === snapshot.contentHash) {
+        if (existing.status !== 'ARCHIVED') return reportOf(packagePath, existing, 'unchanged', null);
+        const restored = await this.lifecycle.move({
+          name: existing.name,
+          version: existing.version,
+          to: snapshot.status,
+          via: 'reappearance',
+          actor,
+          reason: 'package is back on disk',
+          evidence: { content_hash: snapshot.contentHash, errors, warnings },
+          patch: { content: { packagePath, validation: snapshot.validation }, statusReason: snapshot.statusReason },
+        });
+        return { ...base, outcome: 'updated', status: restored.status, message: 'restored from archive' };
+      }
+
+      const wasPublished = existing.validation.every((issue) => issue.severity !== 'error');
+      if (existing.status !== 'DRAFT' && !(existing.status === 'ARCHIVED' && !wasPublished)) {
+        return {
+          ...base,
+          outcome: 'refused',
+          refusal: 'VERSION_IMMUTABLE',
+          status: existing.status,
+          message: `VERSION_IMMUTABLE: ${existing.status} version ${existing.version} changed on disk; bump the version in definition.json`,
+        };
+      }
+      const updated = await this.updateDraft(existing, snapshot, actor, errors, warnings);
+      return { ...base, outcome: 'updated', status: updated.status, message: snapshot.statusReason };
+    } catch (error) {
+      const message =
+        error instanceof DomainError
+          ? `${error.code}: ${error.message}`
+          : error instanceof PackageTooLarge
+            ? `PACKAGE_TOO_LARGE: ${error.message}`
+            : (error as Error).message;
+      this.logger.error(`could not register ${packagePath}: ${message}`);
+      return {
+        path: packagePath,
+        name: '',
+        version: '',
+        outcome: 'refused',
+        refusal: 'FAILED',
+        status: null,
+        errors: 1,
+        warnings: 0,
+        message,
+      };
+    }
+  }
+
+  /**
+   * A version registered before the package store (its hash is the old whole-package digest) whose
+   * package is unchanged on disk: its files are stored and it takes the manifest hash, so executors
+   * can run it from the store. Its status and history stay as they are.
+   */
+  private async adoptLegacy(version: SkillVersionRecord, files: Awaited<ReturnType<typeof readPackageDir>>): Promise<SkillVersionRecord> {
+    const { contentHash } = await this.packages.save(files);
+    const adopted = await this.updateLatest(version, (current) =>
+      current.contentHash === contentHash ? 'done' : { status: current.status, patch: { content: { contentHash } } },
+    );
+    if (adopted && adopted !== version)
+      this.logger.log(`stored the package of ${adopted.name} ${adopted.version} (registered before the package store)`);
+    return adopted ?? version;
+  }
+
+  /** A DRAFT (or archived never-published) version whose package changed: new content, maybe REGISTERED. */
+  private async updateDraft(
+    existing: SkillVersionRecord,
+    snapshot: NewSkillVersion,
+    actor: string,
+    errors: number,
+    warnings: number,
+  ): Promise<SkillVersionRecord> {
+    const { status, statusReason, name: _name, version: _version, versionKey: _key, ...content } = snapshot;
+    if (status === 'REGISTERED' || existing.status === 'ARCHIVED') {
+      return this.lifecycle.move({
+        name: existing.name,
+        version: existing.version,
+        to: status,
+        via: existing.status === 'ARCHIVED' ? 'reappearance' : 'validation',
+        actor,
+        reason: status === 'REGISTERED' ? 'package fixed; validation passed' : 'package is back on disk; validation failed',
+        evidence: { content_hash: snapshot.contentHash, errors, warnings },
+        patch: { content, statusReason },
+      });
+    }
+    const updated = await this.updateLatest(existing, (current) =>
+      current.status === 'DRAFT' ? { status: 'DRAFT', patch: { content, statusReason } } : 'stop',
+    );
+    if (!updated) throw new VersionImmutable(existing.name, existing.version, existing.status, existing.contentHash);
+    return updated;
+  }
+
+  /**
+   * Applies `change` to the latest stored state of `version` under its optimistic lock, re-reading and
+   * retrying when another writer won (a few times): 'done' returns the current state as it is, 'stop'
+   * gives up (null), as does losing every time.
+   */
+  private async updateLatest(
+    version: SkillVersionRecord,
+    change: (
+      current: SkillVersionRecord,
+    ) => 'done' | 'stop' | { status: SkillVersionRecord['status']; patch: Parameters<SkillsRepository['updateVersion']>[2] },
+  ): Promise<SkillVersionRecord | null> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = (await this.repository.findVersion(version.name, version.version)) ?? version;
+      const decided = change(current);
+      if (decided === 'done') return current;
+      if (decided === 'stop') return null;
+      const updated = await this.repository.updateVersion(current, decided.status, decided.patch, null);
+      if (updated) {
+        this.catalog.applyVersion(updated);
+        return updated;
+      }
+    }
+    return null;
+  }
+}
+
+function reportOf(path: string, version: SkillVersionRecord, outcome: PackageOutcome, message: string | null): PackageReport {
+  const errors = version.validation.filter((issue) => issue.severity === 'error').length;
+  return {
+    path,
+    name: version.name,
+    version: version.version,
+    outcome,
+    status: version.status,
+    errors,
+    warnings: version.validation.length - errors,
+    message,
+  };
+}
