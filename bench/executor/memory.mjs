@@ -48,7 +48,14 @@ try {
     if (response.status !== 200) throw new Error(`promote ${name}: ${response.status} ${await response.text()}`);
   }
   executor = await startExecutorProcess({ ...env, PACKAGE_CACHE_DIR: cache, EXECUTOR_CONCURRENCY: String(CONCURRENCY) });
+  /** The executor's own view: its sandbox threads (from its /metrics). */
+  const inside = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${executor.port}/metrics`)).text();
+    const metric = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN);
+    return `${metric('skill_sandbox_threads')} sandbox threads`;
+  };
   const rssAtStart = await rssMb(executor.child.pid);
+  const insideAtStart = await inside();
   let next = 0;
   const execute = async () => {
     const { name, version, input } = skills[next++ % skills.length];
@@ -57,18 +64,20 @@ try {
   };
   const first = await closedLoop(FIRST, CONCURRENCY, execute);
   const rssAtFirst = await rssMb(executor.child.pid);
+  const insideAtFirst = await inside();
   const rest = await closedLoop(TOTAL - FIRST, CONCURRENCY, execute);
   const rssAtTotal = await rssMb(executor.child.pid);
+  const insideAtTotal = await inside();
 
   const cpus = os.cpus();
   console.log(`machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}`);
   console.log(
     `executor RSS, concurrency ${CONCURRENCY}, ${skills.length} catalog skills round robin (${first.perSecond.toFixed(0)} then ${rest.perSecond.toFixed(0)} executions/s):`,
   );
-  console.log(`  at ready                 ${rssAtStart.toFixed(1)} MB`);
-  console.log(`  after ${FIRST.toLocaleString('en')} executions   ${rssAtFirst.toFixed(1)} MB`);
+  console.log(`  at ready                 ${rssAtStart.toFixed(1)} MB (${insideAtStart})`);
+  console.log(`  after ${FIRST.toLocaleString('en')} executions   ${rssAtFirst.toFixed(1)} MB (${insideAtFirst})`);
   console.log(
-    `  after ${TOTAL.toLocaleString('en')} executions  ${rssAtTotal.toFixed(1)} MB (growth ${(rssAtTotal - rssAtFirst).toFixed(1)} MB)`,
+    `  after ${TOTAL.toLocaleString('en')} executions  ${rssAtTotal.toFixed(1)} MB (${insideAtTotal}; growth ${(rssAtTotal - rssAtFirst).toFixed(1)} MB)`,
   );
   const checks = [
     [`RSS after ${FIRST} executions ${rssAtFirst.toFixed(1)} MB (target ≤ ${LIMIT_MB} MB)`, rssAtFirst <= LIMIT_MB],

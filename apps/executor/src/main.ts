@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
-import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/database/src/index.js';
+// Not the package index: that loads the Prisma client, which the executor does not use (~10 MB).
+import { applyMigrations, ensureDatabase } from '../../../libs/database/src/migrator.js';
+import { migrationsDir } from '../../../libs/database/src/paths.js';
 import { ExecutorConfigError, loadExecutorConfig } from './config/executor-config.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
 import { ExecutorModule } from './executor.module.js';

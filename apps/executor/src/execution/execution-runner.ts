@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
 import { JsonSchemaValidator, runContractOf, type RunContract } from '../../../../libs/contracts/src/index.js';
-import { retryWhileUnavailable } from '../../../../libs/database/src/index.js';
+import { retryWhileUnavailable } from '../../../../libs/database/src/pg-pool.js';
 import {
   type AttemptGuard,
   BatchedExecutionWrites,

@@ -22,6 +22,7 @@ interface SandboxThread {
   busy: boolean;
   /** It carries the compiler (it had to transpile a package): replaced once its run ends. */
   retire: boolean;
+  idleSince: number;
 }
 
 /** Options of a SandboxPool. */
@@ -31,14 +32,16 @@ export interface SandboxPoolOptions {
   cancelGraceMs: number;
   resourceLimits?: { maxOldGenerationSizeMb?: number; maxYoungGenerationSizeMb?: number };
   /**
-   * When every thread is busy, how long a run waits for one to become free before another thread is
-   * started (threads are few while runs are short; long runs still get threads of their own).
+   * While every thread is busy and runs wait, one more thread is started after this long (see grow):
+   * threads stay few while runs are short; long runs still get threads of their own.
    */
   spawnAfterMs?: number;
+  /** A thread idle this long is ended (the threads warm() started stay). */
+  idleRetireMs?: number;
 }
 
-/** Default of SandboxPoolOptions.spawnAfterMs. */
-export const SPAWN_AFTER_MS = 20;
+export const SPAWN_AFTER_MS = 500;
+export const IDLE_RETIRE_MS = 60_000;
 
 /** The environment a sandbox thread sees: no database, Redis or token variables. */
 export function minimalEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -56,20 +59,28 @@ export class SandboxPool {
   private readonly idle: SandboxThread[] = [];
   private readonly all = new Set<SandboxThread>();
   /** Runs waiting for a thread, oldest first. */
-  private readonly waiting: { take: (thread: SandboxThread) => void; fail: (error: Error) => void; timer: NodeJS.Timeout | null }[] = [];
+  private readonly waiting: { take: (thread: SandboxThread) => void; fail: (error: Error) => void }[] = [];
+  /** The pending start of one more thread for waiting runs (see grow). */
+  private growth: NodeJS.Timeout | null = null;
+  /** Threads kept however long idle: those warm() started. */
+  private minThreads = 0;
+  private readonly sweep: NodeJS.Timeout;
   private nextRunId = 1;
   private closed = false;
 
   constructor(
     private readonly threadEntry: URL,
     private readonly options: SandboxPoolOptions,
-  ) {}
+  ) {
+    this.sweep = setInterval(() => this.retireIdle(), 10_000).unref();
+  }
 
   /** Starts `count` threads ahead of time so the first runs do not pay the start-up. */
   async warm(count = this.options.maxThreads): Promise<void> {
     const threads = Array.from({ length: Math.min(count, this.options.maxThreads) }, () => this.spawn());
+    this.minThreads = Math.max(this.minThreads, threads.length);
     await Promise.all(threads.map((thread) => thread.ready));
-    this.idle.push(...threads);
+    for (const thread of threads) this.release(thread);
   }
 
   get size(): number {
@@ -162,35 +173,47 @@ export class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) {
-      if (waiter.timer) clearTimeout(waiter.timer);
-      waiter.fail(new Error('sandbox pool is closed'));
-    }
+    clearInterval(this.sweep);
+    if (this.growth) clearTimeout(this.growth);
+    for (const waiter of this.waiting.splice(0)) waiter.fail(new Error('sandbox pool is closed'));
     await Promise.all([...this.all].map((thread) => thread.worker.terminate()));
     this.all.clear();
     this.idle.length = 0;
   }
 
-  /** An idle thread; else a new one while there are none, else the first to become free (or a new one after spawnAfterMs). */
+  /** An idle thread; else a new one while there are none; else the first to become free (see grow). */
   private acquire(): Promise<SandboxThread> {
     if (this.closed) return Promise.reject(new Error('sandbox pool is closed'));
     const idle = this.idle.pop();
     if (idle) return Promise.resolve(this.claim(idle));
     if (this.all.size === 0) return Promise.resolve(this.claim(this.spawn()));
     return new Promise<SandboxThread>((resolve, reject) => {
-      const waiter = {
-        take: (thread: SandboxThread) => resolve(this.claim(thread)),
-        fail: reject,
-        timer: null as NodeJS.Timeout | null,
-      };
-      waiter.timer = setTimeout(() => {
-        waiter.timer = null;
-        if (this.all.size >= this.options.maxThreads || this.closed) return; // wait for a free one
-        this.waiting.splice(this.waiting.indexOf(waiter), 1);
-        resolve(this.claim(this.spawn()));
-      }, this.options.spawnAfterMs ?? SPAWN_AFTER_MS);
-      this.waiting.push(waiter);
+      this.waiting.push({ take: (thread) => resolve(this.claim(thread)), fail: reject });
+      this.grow();
     });
+  }
+
+  /**
+   * While runs wait for a thread, one more thread is started every spawnAfterMs (one at a time,
+   * up to maxThreads): short runs free their thread sooner than that, so the pool stays small; long
+   * ones (tool calls, slow handlers) make it grow to what they need. A thread start costs a new
+   * V8 isolate loading the loader, the SDK and zod: far more than many short runs.
+   */
+  private grow(): void {
+    if (this.growth || this.closed || this.waiting.length === 0 || this.all.size >= this.options.maxThreads) return;
+    this.growth = setTimeout(() => {
+      if (this.waiting.length === 0 || this.closed || this.all.size >= this.options.maxThreads) {
+        this.growth = null;
+        return;
+      }
+      const thread = this.spawn();
+      const handOver = () => {
+        this.growth = null;
+        if (this.all.has(thread)) this.release(thread);
+        this.grow();
+      };
+      void thread.ready.then(handOver, handOver);
+    }, this.options.spawnAfterMs ?? SPAWN_AFTER_MS);
   }
 
   private claim(thread: SandboxThread): SandboxThread {
@@ -203,20 +226,27 @@ export class SandboxPool {
     // A retired thread's successor reads the compiled package from the loader's cache, without the compiler.
     if (this.closed || thread.retire) return this.discard(thread);
     const waiter = this.waiting.shift();
-    if (waiter) {
-      if (waiter.timer) clearTimeout(waiter.timer);
-      waiter.take(thread);
-    } else this.idle.push(thread);
+    if (waiter) waiter.take(thread);
+    else {
+      thread.idleSince = Date.now();
+      this.idle.push(thread);
+    }
+  }
+
+  /** Ends threads idle for idleRetireMs, oldest first, down to the number warm() started. */
+  private retireIdle(): void {
+    const before = Date.now() - (this.options.idleRetireMs ?? IDLE_RETIRE_MS);
+    while (this.all.size > this.minThreads && this.idle.length > 0 && (this.idle[0]?.idleSince ?? 0) < before) {
+      this.discard(this.idle.shift() as SandboxThread);
+    }
   }
 
   private discard(thread: SandboxThread): void {
     this.all.delete(thread);
     void thread.worker.terminate();
-    // A run waiting for a thread while none may be started gets a new one in this one's place.
+    // A run waiting for a thread gets a new one in this one's place.
     if (!this.closed && this.waiting.length > 0 && this.all.size < this.options.maxThreads) {
-      const waiter = this.waiting.shift() as (typeof this.waiting)[number];
-      if (waiter.timer) clearTimeout(waiter.timer);
-      waiter.take(this.spawn());
+      (this.waiting.shift() as (typeof this.waiting)[number]).take(this.spawn());
     }
   }
 
@@ -239,7 +269,7 @@ export class SandboxPool {
     });
     // An error after start (e.g. an uncaught exception from a handler's stray timer) ends the thread.
     worker.on('error', () => undefined);
-    const thread: SandboxThread = { worker, ready, busy: false, retire: false };
+    const thread: SandboxThread = { worker, ready, busy: false, retire: false, idleSince: Date.now() };
     this.all.add(thread);
     worker.once('exit', () => {
       this.all.delete(thread);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PutWorkProductRequest, WorkProduct, WorkProductRevision } from '@skill-registry/sdk';
-import { isDatabaseUnavailable } from '../../../../libs/database/src/index.js';
+import { isDatabaseUnavailable } from '../../../../libs/database/src/pg-pool.js';
 import type { ExecutionError, ExecutionEvent } from '../../../../libs/executions/src/index.js';
 import { TwinFailure, TwinStore, type RevisionView, type WorkProductView } from '../../../../libs/twin/src/index.js';
 import type { ToolReplyBody, TwinCallHandler, TwinOp } from '../sandbox/sandbox-protocol.js';
