@@ -65,7 +65,30 @@ export default tseslint.config(
     },
   },
   {
-    // Controllers are thin: they call use-cases, never the database or the queue themselves.
+    // BullMQ and Redis stay in the registry's adapters: use-cases talk to ports (ExecutionQueue, ...).
+    files: ['apps/registry/src/**/*.ts'],
+    ignores: [
+      '**/*.spec.ts',
+      'apps/registry/src/executions/execution-infrastructure.ts',
+      'apps/registry/src/executions/execution-queue.ts',
+      'apps/registry/src/executions/execution-stream.ts',
+      'apps/registry/src/lifecycle/lifecycle-events.publisher.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['bullmq', 'ioredis'].map((name) => ({
+            name,
+            message: 'use-cases use a port (e.g. ExecutionQueue); only adapters import the queue',
+          })),
+        },
+      ],
+    },
+  },
+  {
+    // Controllers are thin: they call use-cases, never the database or the queue themselves. (After the
+    // block above: for a controller this list replaces that one and includes it.)
     files: ['apps/**/*.controller.ts'],
     rules: {
       'no-restricted-imports': [

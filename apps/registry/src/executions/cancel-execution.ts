@@ -1,11 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { ExecutionEventLog, ExecutionsRepository, cancelChannel, type ExecutionRecord } from '../../../../libs/executions/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Injectable } from '@nestjs/common';
+import { ExecutionEventLog, ExecutionsRepository, type ExecutionRecord } from '../../../../libs/executions/src/index.js';
 import { ExecutionFinished, ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js';
-import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS } from './execution-infrastructure.js';
 import { ExecuteSkill } from './execute-skill.js';
+import { ExecutionQueue } from './execution-queue.js';
 
 /**
  * Cancels a queued execution at once, or asks the executor running it to abort (the handler's
@@ -17,9 +14,7 @@ export class CancelExecution {
     private readonly executions: ExecutionsRepository,
     private readonly events: ExecutionEventLog,
     private readonly executeSkill: ExecuteSkill,
-    @Inject(EXECUTION_QUEUE_TOKEN) private readonly queue: Queue,
-    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queue: ExecutionQueue,
   ) {}
 
   async cancel(id: string): Promise<ExecutionRecord> {
@@ -33,15 +28,15 @@ export class CancelExecution {
         error: { code: 'CANCELLED', message: 'Execution cancelled before it started', details: {} },
       });
       if (cancelled) {
-        await this.queue.remove(id).catch(() => undefined);
+        await this.queue.remove(id);
         await this.events
           .append(id, { type: 'cancelled', at: new Date().toISOString(), reason: 'cancelled before it started' })
           .catch(() => undefined);
         return cancelled;
       }
     }
-    if (this.redis.status !== 'ready') throw new QueueUnavailable('cannot reach the executor to cancel a running execution');
-    await this.redis.publish(cancelChannel(this.config.QUEUE_PREFIX), id);
+    if (this.queue.unavailableReason() !== null) throw new QueueUnavailable('cannot reach the executor to cancel a running execution');
+    await this.queue.announceCancel(id);
     return this.executeSkill.waitIfAsked((await this.executions.findById(id)) as ExecutionRecord, 5);
   }
 }

@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Injectable } from '@nestjs/common';
 import { JsonSchemaValidator, type RunContract, isExecutable, runContractOf } from '../../../../libs/contracts/src/index.js';
 import {
   BatchedExecutionWrites,
-  EXECUTION_JOB,
   ExecutionEventLog,
   ExecutionsRepository,
-  executionJobOptions,
   isTerminal,
   maxAttemptsFor,
-  type ExecutionJob,
   type ExecutionPurpose,
   type ExecutionRecord,
 } from '../../../../libs/executions/src/index.js';
@@ -36,7 +31,8 @@ import {
   SkillNotFound,
   ToolNotFound,
 } from '../problem/domain-errors.js';
-import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS, ExecutionWaiters } from './execution-infrastructure.js';
+import { ExecutionWaiters } from './execution-infrastructure.js';
+import { ExecutionQueue } from './execution-queue.js';
 
 export interface ExecuteCommand {
   name: string;
@@ -79,8 +75,7 @@ export class ExecuteSkill {
     private readonly writes: BatchedExecutionWrites,
     private readonly events: ExecutionEventLog,
     private readonly waiters: ExecutionWaiters,
-    @Inject(EXECUTION_QUEUE_TOKEN) private readonly queue: Queue<ExecutionJob>,
-    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+    private readonly queue: ExecutionQueue,
     private readonly twin: TwinStore,
   ) {}
 
@@ -96,7 +91,8 @@ export class ExecuteSkill {
     const branch = command.branch ?? 'main';
     // Known branches are cached (they never change), so this costs a query only for a branch not seen before.
     if (branch !== 'main') await this.twin.lineage(branch);
-    if (this.redis.status !== 'ready') throw new QueueUnavailable(`connection ${this.redis.status}`);
+    const unavailable = this.queue.unavailableReason();
+    if (unavailable !== null) throw new QueueUnavailable(unavailable);
 
     const requestHash = command.idempotencyKey
       ? createHash('sha256')
@@ -161,7 +157,7 @@ export class ExecuteSkill {
       // Both go out on one connection, in this order: 'queued' always precedes the executor's events.
       await Promise.all([
         this.events.append(record.id, { type: 'queued', at: new Date().toISOString(), skill: version.name, version: version.version }),
-        this.queue.add(EXECUTION_JOB, { executionId: record.id }, executionJobOptions(record.id)),
+        this.queue.enqueue(record.id),
       ]);
     } catch (error) {
       listener?.dispose();

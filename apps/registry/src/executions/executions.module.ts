@@ -5,6 +5,7 @@ import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionConnections, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
 import { ExecutionQueries } from './execution-queries.js';
+import { BullmqExecutionQueue, ExecutionQueue } from './execution-queue.js';
 import { ExecutionStream } from './execution-stream.js';
 import { ExecutionsController } from './executions.controller.js';
 
@@ -14,6 +15,7 @@ import { ExecutionsController } from './executions.controller.js';
   providers: [
     ...executionInfrastructure,
     ExecutionWaiters,
+    { provide: ExecutionQueue, useClass: BullmqExecutionQueue },
     ExecutionConnections,
     ExecuteSkill,
     CancelExecution,
