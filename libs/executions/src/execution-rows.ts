@@ -1,6 +1,5 @@
 import type { SkillFormat, StoredTool } from '../../contracts/src/index.js';
-import type { ExecutableVersion } from './executions.repository.js';
-import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
+import type { ExecutableVersion, ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 
 /** Mapping between executions rows (with their skill version's columns) and records. */
 

@@ -1,28 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { SkillFormat, StoredTool } from '../../contracts/src/index.js';
 import pg from 'pg';
-import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
+import type { ExecutableVersion, ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 import { VERSION_COLUMNS, toExecutionRecord, toVersion } from './execution-rows.js';
 import { CREATE_EXECUTIONS, FINISH_EXECUTIONS, START_ATTEMPTS } from './execution-write-statements.js';
 
 /** What the executor needs of the skill version an execution runs. */
-export interface ExecutableVersion {
-  name: string;
-  version: string;
-  status: string;
-  timeoutSeconds: number;
-  retries: number;
-  idempotent: boolean;
-  inputSchema: Record<string, unknown> | null;
-  outputSchema: Record<string, unknown> | null;
-  inputSchemaRef: string;
-  outputSchemaRef: string;
-  toolsRequired: { tool_id: string; capability: string; required: boolean }[];
-  format: SkillFormat;
-  /** Agent Skills versions: one contract per tool (see runContractOf). */
-  tools: StoredTool[];
-  contentHash: string;
-}
 
 export interface NewExecution {
   skillVersionId: string;
