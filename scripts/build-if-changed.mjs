@@ -104,7 +104,10 @@ function fingerprintOutputs(outputs) {
       const info = statSync(path.join(root, relative), { throwIfNoEntry: false });
       if (info?.isDirectory()) for (const entry of entriesOf(relative)) add(`${relative}/${entry.name}`);
       else if (info?.isFile()) {
-        hash.update(`${relative}\0`).update(readFileSync(path.join(root, relative))).update('\0');
+        hash
+          .update(`${relative}\0`)
+          .update(readFileSync(path.join(root, relative)))
+          .update('\0');
         files.push(relative);
       }
     };

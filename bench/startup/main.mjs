@@ -46,6 +46,11 @@ function killGroups(signal) {
     }
   }
 }
+/** Even if this process is killed outright (SIGKILL, OOM), a watchdog kills the group once it is gone. */
+function watchGroup(pgid) {
+  const script = `while kill -0 ${process.pid} 2>/dev/null && kill -0 -- -${pgid} 2>/dev/null; do sleep 1; done; kill -KILL -- -${pgid} 2>/dev/null; true`;
+  spawn('bash', ['-c', script], { detached: true, stdio: 'ignore' }).unref();
+}
 /** Kills what runs and undoes what was registered in `cleanups` since `mark` (default: everything). */
 async function cleanUp(mark = 0) {
   killGroups('SIGKILL');
@@ -62,7 +67,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
-/** Runs `npm start` (bash scripts/start.sh) in `root` until every endpoint answers; stops it; returns the timings. */
+/** Runs `npm start` in `root` until every endpoint answers; stops it (Ctrl-C); returns the timings. */
 async function timedStart(root, env, label) {
   const started = performance.now();
   const startedEpochMs = Date.now();
@@ -78,6 +83,7 @@ async function timedStart(root, env, label) {
     detached: true,
   });
   groups.add(child.pid);
+  watchGroup(child.pid);
   const output = [];
   const trace = [];
   for (const stream of [child.stdout, child.stderr]) {
@@ -229,7 +235,11 @@ async function json(url) {
 }
 
 /** Time spent in each top-level command of start.sh; the last one (run-all) lasts until ready. */
-function phasesOf(trace, totalMs) {
+function phasesOf(traced, totalMs) {
+  // A command start.sh runs in the background (`… &`, then `wait`) is traced by its subshell whenever
+  // that gets to run: it marks no phase; the `wait` for it does.
+  const background = traced.some((entry) => /^wait\b/.test(entry.command));
+  const trace = traced.filter((entry) => !(background && entry.command.includes('install-programs'))).sort((a, b) => a.atMs - b.atMs);
   const phases = [];
   for (let i = 0; i < trace.length; i++) {
     const end = i + 1 < trace.length ? trace[i + 1].atMs : totalMs;
