@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-programs.sh
 [ -d node_modules ] || npm ci
-npm run --silent build
+node scripts/build-if-changed.mjs
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
