@@ -76,7 +76,10 @@ export class TwinError extends SkillError {
     message: string,
     details: Record<string, unknown> = {},
   ) {
-    super(reason === 'NOT_FOUND' || reason === 'BRANCH_NOT_FOUND' ? 'PRECONDITION_FAILED' : 'HANDLER_ERROR', message, { reason, ...details });
+    super(reason === 'NOT_FOUND' || reason === 'BRANCH_NOT_FOUND' ? 'PRECONDITION_FAILED' : 'HANDLER_ERROR', message, {
+      reason,
+      ...details,
+    });
   }
 }
 
