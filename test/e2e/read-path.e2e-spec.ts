@@ -186,8 +186,21 @@ describe('the read path: fast path, ETag and Cache-Control', () => {
     const nulPath = await get(fast.baseUrl, '/v1/skills/a%00b');
     expect(JSON.parse(nulPath.body)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [{ field: 'name' }] });
     const unknown = await get(fast.baseUrl, '/v1/search?q=x&bogus=1');
-    expect(JSON.parse(unknown.body)).toMatchObject({ status: 400, errors: [{ field: 'bogus', message: "unknown query parameter 'bogus'" }] });
+    expect(JSON.parse(unknown.body)).toMatchObject({
+      status: 400,
+      errors: [{ field: 'bogus', message: "unknown query parameter 'bogus'" }],
+    });
     for (const response of [missing, nul, nulPath, unknown]) expect(response.headers.etag).toBeUndefined();
+  });
+
+  it('refuses a repeated refused query every time, and answers a repeated valid one the same each time', async () => {
+    for (let round = 0; round < 3; round++) {
+      expect((await get(fast.baseUrl, '/v1/skills?limit=0')).status).toBe(400);
+      expect((await get(fast.baseUrl, '/v1/search?q=a%00b')).status).toBe(400);
+      const listed = await get(fast.baseUrl, '/v1/skills?domain=demo&limit=2');
+      expect(listed.status).toBe(200);
+      expect(JSON.parse(listed.body).items).toHaveLength(2);
+    }
   });
 
   it('refuses a foreign Host on the fast path as everywhere (403 HOST_NOT_ALLOWED)', async () => {
@@ -263,7 +276,8 @@ describe('the read path: fast path, ETag and Cache-Control', () => {
     expect(nestOnly.status).toBe(401);
     const expected = JSON.parse(nestOnly.body);
     for (const path of reads) {
-      for (const headers of [{}, { authorization: 'Bearer not-a-known-token' }, { authorization: 'Basic abc' }]) {
+      const refusedHeaders: Record<string, string>[] = [{}, { authorization: 'Bearer not-a-known-token' }, { authorization: 'Basic abc' }];
+      for (const headers of refusedHeaders) {
         const refused = await get(guarded.baseUrl, path, headers);
         expect(refused.status).toBe(401);
         expect(refused.headers['www-authenticate']).toBe('Bearer realm="skill-registry"');

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
+import { Logger, PARAMS_PROVIDER_TOKEN, type Params } from 'nestjs-pino';
 import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/database/src/index.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { SkillCatalog } from './catalog/skill-catalog.js';
@@ -25,35 +25,42 @@ import { installRequestTracing } from './tracing/request-tracing.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/**
- * Builds the registry: database created and migrated, catalog loaded, SKILL_PATHS discovered, and
- * the gRPC server listening on GRPC_PORT (the bound port is `app.get(GrpcEndpoint).port`). The
- * caller decides where REST listens.
- */
 export interface RegistryAppOptions {
   /** Answer the hot catalog reads before the Nest pipeline (see read-fast-path.ts); off only to compare with the Nest path. */
   readFastPath?: boolean;
 }
 
+/** Whether pino-http logs every request (its `autoLogging`, on unless turned off), as RegistryModule configured it. */
+function logsEveryRequest(params: Params): boolean {
+  const http = Array.isArray(params.pinoHttp) ? params.pinoHttp[0] : params.pinoHttp;
+  return (http as { autoLogging?: unknown } | undefined)?.autoLogging !== false;
+}
+
+/**
+ * Builds the registry: database created and migrated, catalog loaded, SKILL_PATHS discovered, and
+ * the gRPC server listening on GRPC_PORT (the bound port is `app.get(GrpcEndpoint).port`). The
+ * caller decides where REST listens.
+ */
 export async function createRegistryApp(config: AppConfig, options: RegistryAppOptions = {}): Promise<NestFastifyApplication> {
   await ensureDatabase(config.DATABASE_URL);
   await applyMigrations(config.DATABASE_URL, migrationsDir());
 
-  const app = await NestFactory.create<NestFastifyApplication>(
-    RegistryModule.forRoot(config),
-    new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, frameworkErrors: frameworkErrorHandler }),
-    { bufferLogs: true, bodyParser: false },
-  );
-  app.useLogger(app.get(Logger));
+  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, frameworkErrors: frameworkErrorHandler });
   const hostGuard = new HostGuard(config.ALLOWED_HOSTS, config.HOST);
+  // Installed before the application exists, so that the fast path can answer ahead of its middleware (read-fast-path.ts).
+  const readFastPath =
+    options.readFastPath === false
+      ? null
+      : installReadFastPath(adapter.getInstance(), {
+          hostGuard,
+          targets: () => ({ skills: app.get(SkillReads), search: app.get(SearchReads), authenticator: app.get(TokenAuthenticator) }),
+        });
+  const app = await NestFactory.create<NestFastifyApplication>(RegistryModule.forRoot(config), adapter, {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
   installHttpEdge(app, { bodyLimit: BODY_LIMIT_BYTES, hostGuard });
-  if (options.readFastPath !== false) {
-    installReadFastPath(app.getHttpAdapter().getInstance(), () => ({
-      skills: app.get(SkillReads),
-      search: app.get(SearchReads),
-      authenticator: app.get(TokenAuthenticator),
-    }));
-  }
   // OTEL_* configure export (off by default); spans per request only when it is on.
   const tracing = await startTracing('skill-registry');
   if (tracing.enabled) {
@@ -63,6 +70,7 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
       .getInstance()
       .addHook('onClose', async () => tracing.flush());
   }
+  readFastPath?.settle({ ahead: !tracing.enabled && !logsEveryRequest(app.get<Params>(PARAMS_PROVIDER_TOKEN)) });
   // Every HTTP answer (REST and MCP) counted by route pattern, never by raw path; gRPC has its interceptor.
   const metrics = app.get(RegistryMetrics);
   app

@@ -15,8 +15,9 @@ const baselineQuery = z
 
 /**
  * Benchmark baseline (mounted only with BENCH_BASELINE_ROUTE=true): a constant JSON body of the
- * requested size, served through the same pipeline (guard, query parsing, filter, serializer) as
- * real reads, so bench/registry-read can compare against it in one run.
+ * requested size, served through the same Nest pipeline (guard, query parsing, filter, serializer)
+ * as the routes bench/search measures, so it can compare against it in one run. (bench/registry-read
+ * compares against a bare Fastify process instead: this route hides the framework's cost.)
  */
 @ApiExcludeController()
 @Controller('bench')

@@ -4,7 +4,8 @@ import { type DeprecationSignals, setDeprecationSignalHeaders } from '../skills/
 
 /** A read answered with pre-serialised JSON: the body, its entity tag and the deprecation signals sent with it. */
 export interface JsonRead {
-  body: string;
+  /** UTF-8 JSON, encoded once (a cached read is sent without serialising or encoding anything). */
+  body: Buffer;
   /** A strong entity tag (quoted) that changes whenever `body` does. */
   etag: string;
   deprecation: DeprecationSignals | null;
@@ -22,13 +23,14 @@ export const CATALOG_READ_CACHE_CONTROL = 'no-cache';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** A strong entity tag of `representation`: the first 128 bits of its SHA-256, base64url. */
-export function strongEtag(representation: string): string {
+/** A strong entity tag of `representation`: its SHA-256, base64url, cut to 22 characters (132 bits). */
+export function strongEtag(representation: string | Buffer): string {
   return `"${createHash('sha256').update(representation).digest('base64url').slice(0, 22)}"`;
 }
 
-/** A JsonRead of `body`. */
-export function jsonRead(body: string, deprecation: DeprecationSignals | null = null): JsonRead {
+/** A JsonRead of the JSON text `json`. */
+export function jsonRead(json: string, deprecation: DeprecationSignals | null = null): JsonRead {
+  const body = Buffer.from(json);
   return { body, etag: strongEtag(body), deprecation };
 }
 

@@ -33,7 +33,8 @@ export class HostGuard {
 
   check(request: FastifyRequest): void {
     const path = request.url;
-    if (UNGUARDED_PATHS.has(path.split('?')[0]!)) return;
+    const query = path.indexOf('?');
+    if (UNGUARDED_PATHS.has(query < 0 ? path : path.slice(0, query))) return;
     const host = request.headers.host ?? '';
     if (this.allowed && !this.allowed.has(hostnameOf(host))) throw new HostNotAllowed(host);
     const origin = request.headers.origin;

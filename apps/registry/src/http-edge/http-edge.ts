@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { JsonRejected, assertStorableText, parseStrictJson } from '../../../../libs/contracts/src/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { sendProblem } from '../problem/problem-details.filter.js';
@@ -30,24 +30,41 @@ export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimi
   fastify.addContentTypeParser(['application/gzip', 'application/x-gzip'], (_request, payload, done) => done(null, payload));
   // Work product uploads likewise, whatever their media type.
   registerTwinUploads(fastify);
-  fastify.addHook('onRequest', async (request: FastifyRequest) => options.hostGuard.check(request));
-  fastify.addHook('preValidation', async (request: FastifyRequest) => {
-    checkParameters(request.query, 'query');
-    checkParameters(request.params, 'path');
-    // Every REST body is an object; `null`, arrays and scalars are refused, not read as "no body". (MCP takes batches.)
-    const body = request.body;
-    const isStream = typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
-    if (
-      body !== undefined &&
-      !isStream &&
-      !request.url.startsWith('/mcp') &&
-      (body === null || typeof body !== 'object' || Array.isArray(body))
-    ) {
-      throw new RequestInvalid('Body must be a JSON object', [
-        { field: 'body', message: `must be a JSON object, not ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}` },
-      ]);
+  // Callback hooks, not async ones: every request passes them, and a promise per hook is measurable on the hot reads.
+  fastify.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    try {
+      options.hostGuard.check(request);
+    } catch (error) {
+      return done(error as Error);
     }
+    done();
   });
+  fastify.addHook('preValidation', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    try {
+      checkRequest(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  });
+}
+
+function checkRequest(request: FastifyRequest): void {
+  checkParameters(request.query, 'query');
+  checkParameters(request.params, 'path');
+  // Every REST body is an object; `null`, arrays and scalars are refused, not read as "no body". (MCP takes batches.)
+  const body = request.body;
+  const isStream = typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
+  if (
+    body !== undefined &&
+    !isStream &&
+    !request.url.startsWith('/mcp') &&
+    (body === null || typeof body !== 'object' || Array.isArray(body))
+  ) {
+    throw new RequestInvalid('Body must be a JSON object', [
+      { field: 'body', message: `must be a JSON object, not ${body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body}` },
+    ]);
+  }
 }
 
 /** Refuses a query or path parameter that is not storable text (a NUL, a lone surrogate); the read fast path calls it too. */

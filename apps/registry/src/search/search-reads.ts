@@ -15,8 +15,9 @@ export class SearchReads {
     private readonly cache: SearchResponseCache,
   ) {}
 
-  search(query: SearchSkillsQuery): JsonRead {
-    return this.cache.get(this.catalog.generation, JSON.stringify(query), () => {
+  /** `key` names the query for the response cache; the read fast path passes the one it remembered with the parsed query. */
+  search(query: SearchSkillsQuery, key = JSON.stringify(query)): JsonRead {
+    return this.cache.get(this.catalog.generation, key, () => {
       const { hits, total } = this.index.search({
         text: query.q,
         domain: query.domain,

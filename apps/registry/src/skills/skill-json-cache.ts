@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
 import { currentVersion } from '../catalog/skill-records.js';
-import { type JsonRead, jsonRead } from '../http-edge/conditional-get.js';
+import { type JsonRead, jsonRead, strongEtag } from '../http-edge/conditional-get.js';
 import { deprecationSignals } from './deprecation-headers.js';
 import { presentListItem, presentSkill, presentVersion } from './skill.presenter.js';
 
@@ -17,6 +17,7 @@ const MAX_CACHED_PAGES = 512;
 export class SkillJsonCache {
   private readonly listItems = new WeakMap<SkillRecord, string>();
   private readonly skills = new WeakMap<SkillRecord, JsonRead>();
+  private readonly withTools = new WeakMap<SkillRecord, { toolsStatus: string; read: JsonRead }>();
   private readonly versionLists = new WeakMap<SkillRecord, JsonRead>();
   private readonly versions = new WeakMap<SkillVersionRecord, JsonRead>();
   private readonly pages = new Map<string, JsonRead>();
@@ -39,6 +40,21 @@ export class SkillJsonCache {
       read = jsonRead(JSON.stringify(presentSkill(skill, current)), deprecationSignals([current]));
       this.skills.set(skill, read);
     }
+    return read;
+  }
+
+  /**
+   * The skill with `tools_status` (its JSON) appended. Tool availability changes by the second, so it
+   * is asked on every request; the body and ETag are rebuilt only when the answer differs from the
+   * previous one for this record.
+   */
+  skillWithTools(skill: SkillRecord, toolsStatus: string): JsonRead {
+    const remembered = this.withTools.get(skill);
+    if (remembered?.toolsStatus === toolsStatus) return remembered.read;
+    const cached = this.skill(skill);
+    const body = Buffer.concat([cached.body.subarray(0, -1), Buffer.from(`,"tools_status":${toolsStatus}}`)]);
+    const read = { body, etag: strongEtag(body), deprecation: cached.deprecation };
+    this.withTools.set(skill, { toolsStatus, read });
     return read;
   }
 

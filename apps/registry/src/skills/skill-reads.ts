@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { type JsonRead, strongEtag } from '../http-edge/conditional-get.js';
+import type { JsonRead } from '../http-edge/conditional-get.js';
 import { ToolDirectory } from '../tools/tool-directory.js';
 import type { ListSkillsQuery } from './skills.dto.js';
 import { SkillJsonCache } from './skill-json-cache.js';
@@ -21,8 +21,9 @@ export class SkillReads {
     private readonly tools: ToolDirectory,
   ) {}
 
-  list(query: ListSkillsQuery): JsonRead {
-    return this.json.cachedPage(this.catalog.generation, JSON.stringify(query), () => {
+  /** `key` names the query for the page cache; the read fast path passes the one it remembered with the parsed query. */
+  list(query: ListSkillsQuery, key = JSON.stringify(query)): JsonRead {
+    return this.json.cachedPage(this.catalog.generation, key, () => {
       const page = this.queries.list({
         domain: query.domain,
         agent: query.agent,
@@ -43,18 +44,8 @@ export class SkillReads {
   /** The current version; a promise only when it requires tools (their availability is asked each time). */
   current(name: string): JsonRead | Promise<JsonRead> {
     const { skill, current } = this.queries.get(name);
-    const cached = this.json.skill(skill);
-    if (current.toolsRequired.length === 0) return cached;
-    // Tool availability changes by the second: it is appended to the cached body, never cached itself.
-    return this.tools.statusOf(current.toolsRequired).then((status) => {
-      const toolsStatus = JSON.stringify(status);
-      return {
-        body: `${cached.body.slice(0, -1)},"tools_status":${toolsStatus}}`,
-        // The body is the cached body (named by its ETag) plus toolsStatus: hashing both is a strong tag of it.
-        etag: strongEtag(`${cached.etag}${toolsStatus}`),
-        deprecation: cached.deprecation,
-      };
-    });
+    if (current.toolsRequired.length === 0) return this.json.skill(skill);
+    return this.tools.statusOf(current.toolsRequired).then((status) => this.json.skillWithTools(skill, JSON.stringify(status)));
   }
 
   versions(name: string): JsonRead {

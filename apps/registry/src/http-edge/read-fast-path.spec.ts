@@ -1,0 +1,88 @@
+import http from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Unauthenticated, type TokenAuthenticator } from '../auth/token-authenticator.js';
+import type { SearchReads } from '../search/search-reads.js';
+import type { SkillReads } from '../skills/skill-reads.js';
+import { jsonRead } from './conditional-get.js';
+import { HostGuard } from './host-guard.js';
+import { type ReadFastPath, installReadFastPath } from './read-fast-path.js';
+
+/** Where the fast path answers: ahead of the application's hooks, or behind them (request logging or tracing on). */
+describe('read fast path placement', () => {
+  let fastify: FastifyInstance;
+  let fastPath: ReadFastPath;
+  let seenByLaterHook: string[];
+
+  beforeEach(async () => {
+    seenByLaterHook = [];
+    fastify = Fastify();
+    const skills = { versions: (name: string) => jsonRead(JSON.stringify({ items: [{ name }] })) } as unknown as SkillReads;
+    const authenticator = {
+      authorize: (authorization: string | undefined) => {
+        if (authorization !== undefined) throw new Unauthenticated('Unknown bearer token');
+      },
+    } as unknown as TokenAuthenticator;
+    fastPath = installReadFastPath(fastify, {
+      hostGuard: new HostGuard(undefined, '127.0.0.1'),
+      targets: () => ({ skills, search: {} as SearchReads, authenticator }),
+    });
+    // Stands for what the application adds later (nestjs-pino's middleware, request tracing).
+    fastify.addHook('onRequest', (request, _reply, done) => {
+      seenByLaterHook.push(request.url);
+      done();
+    });
+    fastify.get('/v1/skills/:name/versions', async () => ({ answeredBy: 'nest' }));
+    await fastify.listen({ host: '127.0.0.1', port: 0 });
+  });
+
+  afterEach(() => fastify.close());
+
+  /** A request with any Host (which fetch cannot send); `json()` parses the body. */
+  const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
+    new Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; json(): unknown }>((resolve, reject) => {
+      const { port } = fastify.server.address() as { port: number };
+      const request = http.request({ host: '127.0.0.1', port, method, path: '/v1/skills/echo/versions', headers }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () =>
+          resolve({ statusCode: response.statusCode as number, headers: response.headers, json: () => JSON.parse(body) }),
+        );
+      });
+      request.on('error', reject);
+      request.end();
+    });
+
+  it('leaves every request to the routes until it is settled', async () => {
+    expect((await get()).json()).toEqual({ answeredBy: 'nest' });
+  });
+
+  it('ahead: answers before the later application hooks, after checking the Host itself', async () => {
+    fastPath.settle({ ahead: true });
+    const response = await get();
+    expect(response.json()).toEqual({ items: [{ name: 'echo' }] });
+    expect(response.headers.etag).toMatch(/^"/);
+    expect(seenByLaterHook).toEqual([]);
+    const foreign = await get({ host: 'evil.example' });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json()).toMatchObject({ code: 'HOST_NOT_ALLOWED' });
+    const refused = await get({ authorization: 'Bearer nope' });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('behind: answers after every application hook, so they see each request', async () => {
+    fastPath.settle({ ahead: false });
+    expect((await get()).json()).toEqual({ items: [{ name: 'echo' }] });
+    expect(seenByLaterHook).toEqual(['/v1/skills/echo/versions']);
+  });
+
+  it('leaves HEAD to the route in either place', async () => {
+    for (const ahead of [true, false]) {
+      fastPath.settle({ ahead });
+      const head = await get({}, 'HEAD');
+      expect(head.statusCode).toBe(200);
+      expect(head.headers.etag).toBeUndefined();
+    }
+  });
+});
