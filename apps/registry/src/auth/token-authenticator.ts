@@ -25,7 +25,20 @@ export type AccessLevel = 'public' | 'read' | 'write' | 'publish' | 'admin';
  */
 @Injectable()
 export class TokenAuthenticator {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  /** Every configured token's hash decoded once (it was decoded from hex on every request), with its principal. */
+  private readonly known: { hash: Buffer; principal: Principal }[];
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    const principals: [TokenEntry, Principal][] = [
+      ...config.ADMIN_TOKENS.map((entry): [TokenEntry, Principal] => [entry, { identity: entry.identity, role: 'admin' }]),
+      ...config.PUBLISHER_TOKENS.map((entry): [TokenEntry, Principal] => [
+        entry,
+        { identity: entry.identity, role: 'publisher', scopes: entry.scopes ?? [] },
+      ]),
+      ...config.AGENT_TOKENS.map((entry): [TokenEntry, Principal] => [entry, { identity: entry.identity, role: 'agent' }]),
+    ];
+    this.known = principals.map(([entry, principal]) => ({ hash: Buffer.from(entry.tokenHash, 'hex'), principal }));
+  }
 
   /** The principal for an `Authorization` header value, or an error saying why access is refused. */
   authorize(authorization: string | undefined, level: AccessLevel): Principal {
@@ -55,15 +68,10 @@ export class TokenAuthenticator {
     return ANONYMOUS;
   }
 
+  /** The principal of a token; admin tokens first, then publisher, then agent (boot refuses one token in two lists). */
   private identify(token: string): Principal | null {
     const hash = createHash('sha256').update(token).digest();
-    const admin = findToken(this.config.ADMIN_TOKENS, hash);
-    if (admin) return { identity: admin.identity, role: 'admin' };
-    const publisher = findToken(this.config.PUBLISHER_TOKENS, hash);
-    if (publisher) return { identity: publisher.identity, role: 'publisher', scopes: publisher.scopes ?? [] };
-    const agent = findToken(this.config.AGENT_TOKENS, hash);
-    if (agent) return { identity: agent.identity, role: 'agent' };
-    return null;
+    return this.known.find((candidate) => timingSafeEqual(candidate.hash, hash))?.principal ?? null;
   }
 }
 
@@ -86,8 +94,4 @@ function parseBearer(header: string | undefined): string | null {
   if (!header) return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? (match[1] as string) : null;
-}
-
-function findToken(entries: TokenEntry[], hash: Buffer): TokenEntry | undefined {
-  return entries.find((entry) => timingSafeEqual(Buffer.from(entry.tokenHash, 'hex'), hash));
 }
