@@ -124,7 +124,7 @@ export const configSchema = z
     ...TWIN_LIMIT_VARIABLES,
     /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (the API's tokens do not apply). */
     METRICS_TOKEN: z.string().min(8).optional(),
-    /** Mounts GET /bench/baseline for bench/registry-read; never needed in production. */
+    /** Mounts GET /bench/baseline for bench/search (an in-app baseline); never needed in production. */
     BENCH_BASELINE_ROUTE: z
       .enum(['true', 'false'])
       .default('false')
