@@ -77,7 +77,18 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   return {
     name,
     url: urlFor(name),
-    drop: () => withAdmin(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+    // A pool's end() resolves once it has asked its clients to close, not when they have: a forced drop
+    // right after it kills them mid-close, and their 'error' events land in whatever test runs next.
+    // So the drop waits (briefly) for the database's sessions to be gone before it forces anything.
+    drop: () =>
+      withAdmin(async (client) => {
+        for (let attempt = 0; attempt < 20; attempt++) {
+          const { rows } = await client.query(`SELECT count(*)::int AS sessions FROM pg_stat_activity WHERE datname = $1`, [name]);
+          if (rows[0].sessions === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }),
   };
 }
 
