@@ -2,9 +2,18 @@ import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import { sourceAliases } from './scripts/source-aliases.mjs';
 
 /** Infrastructure clients: only adapters (repositories, ports' implementations, modules' wiring) import them. */
 const INFRASTRUCTURE = ['pg', 'ioredis', 'bullmq', '@prisma/client'];
+
+/** no-restricted-syntax entries for every import or re-export whose source matches `pattern` (a regex source). */
+function relativeLibImports(pattern) {
+  return ['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration', 'ImportExpression'].map((node) => ({
+    selector: `${node}[source.value=/${pattern}/]`,
+    message: "import a lib through its alias ('#<lib>/<file>.js'), not a relative path",
+  }));
+}
 
 export default tseslint.config(
   {
@@ -40,7 +49,13 @@ export default tseslint.config(
     ignores: ['**/*.spec.ts'],
     plugins: { 'import-x': importX },
     settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({
+          project: './tsconfig.json',
+          // The libs' aliases, resolved to their sources (as TypeScript does) so the walls see real paths.
+          alias: Object.fromEntries(Object.entries(sourceAliases()).map(([alias, folder]) => [alias, [folder]])),
+        }),
+      ],
       // So that import-x parses the TypeScript files it follows (without it no-cycle sees no edges).
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
       'import-x/extensions': ['.ts', '.js'],
@@ -95,7 +110,11 @@ export default tseslint.config(
         'error',
         {
           paths: INFRASTRUCTURE.map((name) => ({ name, message: 'controllers call use-cases; infrastructure stays behind a port' })),
-          patterns: [{ group: ['**/generated/prisma/**', '**/libs/database/**'], message: 'controllers never reach the database' }],
+          patterns: [
+            { group: ['**/generated/prisma/**', '**/libs/database/**'], message: 'controllers never reach the database' },
+            // (An alias as a regex: in the glob syntax above a leading '#' would start a comment.)
+            { regex: '^#database/', message: 'controllers never reach the database' },
+          ],
         },
       ],
     },
@@ -114,6 +133,25 @@ export default tseslint.config(
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    // Another lib is reached through its alias (#<lib>/..., see scripts/source-aliases.mjs), never by a
+    // relative path into it: from an app, a test or a bench ('../../libs/x/src/...') nor from another lib
+    // ('../../x/src/...').
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'drills/**/*.mjs', 'bench/**/*.mjs', 'scripts/**/*.mjs'],
+    ignores: ['libs/skill-sdk/**'],
+    rules: { 'no-restricted-syntax': ['error', ...relativeLibImports(/^\.{1,2}\/(.*\/)?libs\/(?!skill-sdk\/)/.source)] },
+  },
+  {
+    files: ['libs/**/*.ts'],
+    ignores: ['libs/skill-sdk/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...relativeLibImports(/^\.{1,2}\/(.*\/)?libs\/(?!skill-sdk\/)/.source),
+        ...relativeLibImports(/^(\.\.\/){2,}[\w-]+\/src\//.source),
       ],
     },
   },

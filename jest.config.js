@@ -1,3 +1,5 @@
+import { sourceAliases } from './scripts/source-aliases.mjs';
+
 // Jest runs in native ESM mode (NestJS 12 packages are ESM-only); SWC transpiles TypeScript.
 const swc = {
   jsc: {
@@ -22,6 +24,8 @@ export default {
     '^@skill-registry/sdk$': '<rootDir>/libs/skill-sdk/src/index.ts',
     '^@skill-registry/sdk/testing$': '<rootDir>/libs/skill-sdk/src/testing.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The libs' aliases (package.json "imports" point at dist/; the suites run the sources).
+    ...Object.fromEntries(Object.entries(sourceAliases()).map(([alias, folder]) => [`^${alias}/(.*)\\.js$`, `${folder}/$1`])),
   },
   testMatch: ['<rootDir>/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',

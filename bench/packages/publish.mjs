@@ -4,7 +4,7 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { packPackageArchive, readPackageDir } from '../../dist/libs/package-store/src/index.js';
+import { packPackageArchive, readPackageDir } from '#package-store/index.js';
 import { ADMIN_TOKEN, REPO_ROOT, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
 
 const ROUNDS = Number(process.env.BENCH_PUBLISH_ROUNDS ?? 5);

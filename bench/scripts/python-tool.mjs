@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { packPackageArchive, readPackageDir } from '../../dist/libs/package-store/src/index.js';
+import { packPackageArchive, readPackageDir } from '#package-store/index.js';
 import { startExecutorProcess } from '../support/executor-process.mjs';
 import { deleteRedisKeys } from '../support/redis-cleanup.mjs';
 import { ADMIN_TOKEN, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';

@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import { benchmarkQueries, generateDocuments } from './generate-documents.mjs';
 import { seedSkills } from './seed-skills.mjs';
 import { writePackages } from './write-packages.mjs';
-import { REPO_ROOT, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
+import { benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
 
 const SKILLS = Number(process.env.BENCH_SEARCH_SKILLS ?? 10_000);
 // Packages compiled and discovered the ordinary way (~30 ms each); the rest are stored through the
@@ -80,7 +80,7 @@ function load(url, title, nextPath) {
 
 const documents = generateDocuments(SKILLS);
 const queries = benchmarkQueries(documents);
-const { SearchIndex } = await import(path.join(REPO_ROOT, 'dist/libs/search/src/index.js'));
+const { SearchIndex } = await import('#search/index.js');
 console.log(`in-process: ${SKILLS} generated skills, ${queries.length} queries × ${ROUNDS} rounds ...`);
 const local = inProcess(SearchIndex, documents, queries);
 

@@ -2,8 +2,8 @@
 // a missing program, and an adapter process that is killed and started again on the same port.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { McpToolError } from '@skill-registry/sdk';
-import { McpBridgeClient, ToolDisabledError } from '../../libs/mcp-bridge/src/index.js';
-import type { ToolCallEvent } from '../../libs/mcp-bridge/src/index.js';
+import { McpBridgeClient, ToolDisabledError } from '#mcp-bridge/index.js';
+import type { ToolCallEvent } from '#mcp-bridge/index.js';
 import { calculixAdapter } from '../../apps/adapters/calculix/src/adapter.js';
 import { gmshAdapter } from '../../apps/adapters/gmsh/src/adapter.js';
 import { spiceAdapter } from '../../apps/adapters/spice/src/adapter.js';

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { McpTimeoutError, McpToolError } from '@skill-registry/sdk';
-import { McpBridgeClient } from '../../libs/mcp-bridge/src/index.js';
+import { McpBridgeClient } from '#mcp-bridge/index.js';
 import { calculixAdapter } from '../../apps/adapters/calculix/src/adapter.js';
 import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
 import { cantileverDeck, heatedPlateDeck } from './models.js';

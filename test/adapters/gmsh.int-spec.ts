@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpToolError } from '@skill-registry/sdk';
-import { McpBridgeClient } from '../../libs/mcp-bridge/src/index.js';
+import { McpBridgeClient } from '#mcp-bridge/index.js';
 import { calculixAdapter } from '../../apps/adapters/calculix/src/adapter.js';
 import { gmshAdapter } from '../../apps/adapters/gmsh/src/adapter.js';
 import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';

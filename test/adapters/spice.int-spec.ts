@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { McpTimeoutError, McpToolError } from '@skill-registry/sdk';
-import { McpBridgeClient, ToolDisabledError } from '../../libs/mcp-bridge/src/index.js';
+import { McpBridgeClient, ToolDisabledError } from '#mcp-bridge/index.js';
 import { spiceAdapter } from '../../apps/adapters/spice/src/adapter.js';
 import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
 import { isolateScratchRoot, processesUnder, startInProcess, waitUntil } from './support.js';

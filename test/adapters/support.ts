@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jsonLogger, startAdapterServer } from '../../apps/adapters/common/src/index.js';
 import type { AdapterDefinition, RunningAdapter } from '../../apps/adapters/common/src/index.js';
+import { sourceAliases } from '../../scripts/source-aliases.mjs';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -82,7 +83,16 @@ export async function startAdapterProcess(name: string, port: number, env: Recor
     [join(repoRoot, 'node_modules/jiti/lib/jiti-cli.mjs'), join(repoRoot, `apps/adapters/${name}/src/main.ts`)],
     {
       cwd: repoRoot,
-      env: { ...process.env, NODE_OPTIONS: '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+      env: {
+        ...process.env,
+        NODE_OPTIONS: '',
+        // The adapter's imports of libs ('#observability/...') resolve to the sources, not dist/.
+        JITI_ALIAS: JSON.stringify(sourceAliases()),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );

@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { findSkillPackages } from '../../libs/skill-loader/src/index.js';
+import { findSkillPackages } from '#skill-loader/index.js';
 import { freePort, startAdapterProcess, type AdapterProcess } from '../adapters/support.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';

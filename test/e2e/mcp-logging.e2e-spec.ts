@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { activate, EXECUTION_SKILLS_ROOT, obliterateQueue, readSse } from '../support/executions.js';
 import { AGENT_TOKEN, startRegistry, type RunningRegistry } from '../support/registry.js';
-import { MAX_LOG_EVENTS_PER_EXECUTION, MAX_LOG_FIELDS_BYTES, MAX_LOG_MESSAGE_CHARS } from '../../libs/executions/src/index.js';
+import { MAX_LOG_EVENTS_PER_EXECUTION, MAX_LOG_FIELDS_BYTES, MAX_LOG_MESSAGE_CHARS } from '#executions/index.js';
 
 interface LogNotification {
   level: LoggingLevel;

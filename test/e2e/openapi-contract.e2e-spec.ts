@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { packPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
+import { packPackageArchive, readPackageDir } from '#package-store/index.js';
 import { PROBLEM_CODES } from '../../apps/registry/src/openapi/problem-catalog.js';
 import { STATUS_BY_CODE } from '../../apps/registry/src/problem/problem-details.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import tar from 'tar-stream';
 import { Readable } from 'node:stream';
-import { manifestHash, manifestOf, packPackageArchive, readPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
+import { manifestHash, manifestOf, packPackageArchive, readPackageArchive, readPackageDir } from '#package-store/index.js';
 import { status } from '@grpc/grpc-js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, failure, grpcPort, registryClient, unary } from '../support/grpc.js';

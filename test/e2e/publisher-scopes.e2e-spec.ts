@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import pg from 'pg';
-import { packPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
+import { packPackageArchive, readPackageDir } from '#package-store/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { activate, obliterateQueue } from '../support/executions.js';

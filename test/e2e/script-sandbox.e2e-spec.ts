@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { packPackageArchive, readPackageDir } from '../../libs/package-store/src/index.js';
+import { packPackageArchive, readPackageDir } from '#package-store/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { obliterateQueue } from '../support/executions.js';

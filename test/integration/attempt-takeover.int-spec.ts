@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { ExecutionsRepository, type ExecutionError, type ExecutionRecord } from '../../libs/executions/src/index.js';
-import { createPrismaClient, type PrismaClient } from '../../libs/database/src/index.js';
+import { ExecutionsRepository, type ExecutionError, type ExecutionRecord } from '#executions/index.js';
+import { createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

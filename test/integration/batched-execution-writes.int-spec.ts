@@ -6,8 +6,8 @@ import {
   decodeFinished,
   type ExecutionRecord,
   type NewExecution,
-} from '../../libs/executions/src/index.js';
-import { PgListener, createPrismaClient, type PrismaClient } from '../../libs/database/src/index.js';
+} from '#executions/index.js';
+import { PgListener, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createPgPool, createPrismaClient, isDatabaseUnavailable, retryWhileUnavailable } from '../../libs/database/src/index.js';
+import { createPgPool, createPrismaClient, isDatabaseUnavailable, retryWhileUnavailable } from '#database/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { freePort } from '../support/executor.js';
 import { eventually } from '../support/executions.js';

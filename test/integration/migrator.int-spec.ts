@@ -2,7 +2,7 @@ import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { applyMigrations, ensureDatabase, migrationsDir, unappliedMigrations } from '../../libs/database/src/index.js';
+import { applyMigrations, ensureDatabase, migrationsDir, unappliedMigrations } from '#database/index.js';
 import { connect, TEST_SERVER_URL } from '../support/database.js';
 
 function freshUrl(): { url: string; name: string } {

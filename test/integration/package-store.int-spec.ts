@@ -10,8 +10,8 @@ import {
   manifestHash,
   manifestOf,
   readPackageDir,
-} from '../../libs/package-store/src/index.js';
-import { hashSkillPackage } from '../../libs/skill-loader/src/index.js';
+} from '#package-store/index.js';
+import { hashSkillPackage } from '#skill-loader/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 describe('content-addressed package store (Postgres) and the executor-side cache', () => {

@@ -1,11 +1,6 @@
 import pg from 'pg';
-import {
-  EXECUTION_FINISHED_CHANNEL,
-  ExecutionsRepository,
-  FINISHED_PAYLOAD_MAX_BYTES,
-  decodeFinished,
-} from '../../libs/executions/src/index.js';
-import { PgListener, createPrismaClient, type PrismaClient } from '../../libs/database/src/index.js';
+import { EXECUTION_FINISHED_CHANNEL, ExecutionsRepository, FINISHED_PAYLOAD_MAX_BYTES, decodeFinished } from '#executions/index.js';
+import { PgListener, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import type { NewSkillVersion } from '../../apps/registry/src/catalog/skill-records.js';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { runContractOf, type StoredTool } from '../../libs/contracts/src/index.js';
+import { runContractOf, type StoredTool } from '#contracts/index.js';
 import {
   EXECUTION_JOB,
   EXECUTION_QUEUE,
@@ -16,8 +16,8 @@ import {
   isTerminal,
   maxAttemptsFor,
   type ExecutionRecord,
-} from '../../libs/executions/src/index.js';
-import { PackageStore, readPackageDir } from '../../libs/package-store/src/index.js';
+} from '#executions/index.js';
+import { PackageStore, readPackageDir } from '#package-store/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { EXECUTION_SKILLS_ROOT, eventually, obliterateQueue } from '../support/executions.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { TwinFailure, TwinStore } from '../../libs/twin/src/index.js';
+import { TwinFailure, TwinStore } from '#twin/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const alice = { identity: 'alice' };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { applyMigrations, migrationsDir } from '../../libs/database/src/index.js';
+import { applyMigrations, migrationsDir } from '#database/index.js';
 
 /** Server the tests use; the same Postgres the app uses on this machine. */
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432';

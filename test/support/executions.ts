@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { EXECUTION_QUEUE, lifecycleStream } from '../../libs/executions/src/index.js';
+import { EXECUTION_QUEUE, lifecycleStream } from '#executions/index.js';
 import { ADMIN_TOKEN, call } from './registry.js';
 import { REPO_ROOT } from './skill-packages.js';
 

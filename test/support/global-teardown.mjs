@@ -1,6 +1,7 @@
 import { createJiti } from 'jiti';
+import { sourceAliases } from '../../scripts/source-aliases.mjs';
 
-const jiti = createJiti(import.meta.url);
+const jiti = createJiti(import.meta.url, { alias: sourceAliases() });
 
 export default async function globalTeardown() {
   const template = process.env.SKILL_REGISTRY_TEST_TEMPLATE;

@@ -1,8 +1,8 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { manifestHash, manifestOf, packPackageArchive, readPackageDir } from '../../../libs/package-store/src/index.js';
-import { SkillPackageLoader, formatPackageReport } from '../../../libs/skill-loader/src/index.js';
-import { isAgentSkillsPackage, loadAgentSkillPackage } from '../../../libs/agent-skills/src/index.js';
+import { manifestHash, manifestOf, packPackageArchive, readPackageDir } from '#package-store/index.js';
+import { SkillPackageLoader, formatPackageReport } from '#skill-loader/index.js';
+import { isAgentSkillsPackage, loadAgentSkillPackage } from '#agent-skills/index.js';
 import { scaffoldFiles } from './scaffold.js';
 
 /** What a command prints: lines for people, or one JSON value with --json. */

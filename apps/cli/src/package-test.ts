@@ -5,9 +5,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFakeTwin, type FakeTwin, type McpBridge, type WorkProductContent } from '@skill-registry/sdk';
-import { JsonSchemaValidator, outputMatchesExample } from '../../../libs/contracts/src/index.js';
-import { McpBridgeClient, parseToolAdapters, silentLogger } from '../../../libs/mcp-bridge/src/index.js';
-import { manifestHash, manifestOf, readPackageDir, writePackageFiles } from '../../../libs/package-store/src/index.js';
+import { JsonSchemaValidator, outputMatchesExample } from '#contracts/index.js';
+import { McpBridgeClient, parseToolAdapters, silentLogger } from '#mcp-bridge/index.js';
+import { manifestHash, manifestOf, readPackageDir, writePackageFiles } from '#package-store/index.js';
 import {
   SkillPackageLoader,
   formatPackageReport,
@@ -15,12 +15,12 @@ import {
   type LoadedSkillPackage,
   type PackageFileSource,
   type SkillExample,
-} from '../../../libs/skill-loader/src/index.js';
+} from '#skill-loader/index.js';
 import { NO_TOOLS_BRIDGE } from '../../executor/src/execution/no-tools-bridge.js';
 import { missingTools } from '../../executor/src/execution/required-tools.js';
 import { SandboxPool } from '../../executor/src/sandbox/sandbox-pool.js';
 import type { TwinCallHandler } from '../../executor/src/sandbox/sandbox-protocol.js';
-import { ScriptSandbox, isolationFromEnvironment } from '../../../libs/script-sandbox/src/index.js';
+import { ScriptSandbox, isolationFromEnvironment } from '#script-sandbox/index.js';
 import { type Output, loadEitherFormat } from './commands.js';
 
 export interface PackageTestOptions {

@@ -1,11 +1,10 @@
 import { type DynamicModule, Logger, Module, type Provider, type Type } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type pg from 'pg';
-import { Redis } from 'ioredis';
-import { createPgPool } from '../../../libs/database/src/pg-pool.js';
-import { BatchedExecutionWrites, ExecutionEventLog, ExecutionsRepository } from '../../../libs/executions/src/index.js';
-import { PackageCache, PackageStore } from '../../../libs/package-store/src/index.js';
-import { ScriptSandbox } from '../../../libs/script-sandbox/src/index.js';
+import { BatchedExecutionWrites, ExecutionEventLog, ExecutionsRepository } from '#executions/index.js';
+import { ExecutionConnections } from '#executions/execution-connections.js';
+import { PackageCache, PackageStore } from '#package-store/index.js';
+import { ScriptSandbox } from '#script-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
@@ -19,7 +18,7 @@ import { InfrastructureReadiness } from './health/infrastructure-readiness.js';
 import { SandboxPool } from './sandbox/sandbox-pool.js';
 import { createPackageCacheRoot } from './scripts/package-cache-root.js';
 import { ScriptToolRunner } from './scripts/script-tool-runner.js';
-import { TwinStore, twinLimitsOf } from '../../../libs/twin/src/index.js';
+import { TwinStore, twinLimitsOf } from '#twin/index.js';
 import { TwinGateway } from './twin/twin-gateway.js';
 
 const PG_POOL = Symbol('PG_POOL');
@@ -37,22 +36,36 @@ export class ExecutorModule {
     const providers: Provider[] = [
       { provide: EXECUTOR_CONFIG, useValue: config },
       {
-        provide: PG_POOL,
+        provide: ExecutionConnections,
         useFactory: () => {
           const logger = new Logger('Database');
-          // Attempt starts and finishes are group-committed, so connections need not grow with concurrency.
-          return createPgPool(config.DATABASE_URL, Math.min(16, Math.max(4, config.EXECUTOR_CONCURRENCY + 2)), (error) =>
-            logger.warn(`connection lost: ${error.message}`),
-          );
+          return ExecutionConnections.open({
+            databaseUrl: config.DATABASE_URL,
+            // Attempt starts and finishes are group-committed, so connections need not grow with concurrency.
+            poolSize: Math.min(16, Math.max(4, config.EXECUTOR_CONCURRENCY + 2)),
+            redisUrl: config.REDIS_URL,
+            queuePrefix: config.QUEUE_PREFIX,
+            // Publishing failures are logged where they happen (ExecutionRunner). Auto-pipelining: the
+            // events of the executions that end together (one finish flush) go out in one write.
+            redis: { maxRetriesPerRequest: 3, enableAutoPipelining: true },
+            batching: { maxBatch: config.WRITE_BATCH_MAX, windowMs: config.WRITE_BATCH_WINDOW_MS },
+            onPoolError: (error) => logger.warn(`connection lost: ${error.message}`),
+          });
         },
       },
-      { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [PG_POOL] },
+      { provide: PG_POOL, useFactory: (connections: ExecutionConnections) => connections.pool, inject: [ExecutionConnections] },
+      { provide: EVENTS_REDIS, useFactory: (connections: ExecutionConnections) => connections.redis, inject: [ExecutionConnections] },
+      {
+        provide: ExecutionsRepository,
+        useFactory: (connections: ExecutionConnections) => connections.executions,
+        inject: [ExecutionConnections],
+      },
       {
         provide: BatchedExecutionWrites,
-        useFactory: (executions: ExecutionsRepository) =>
-          new BatchedExecutionWrites(executions, { maxBatch: config.WRITE_BATCH_MAX, windowMs: config.WRITE_BATCH_WINDOW_MS }),
-        inject: [ExecutionsRepository],
+        useFactory: (connections: ExecutionConnections) => connections.writes,
+        inject: [ExecutionConnections],
       },
+      { provide: ExecutionEventLog, useFactory: (connections: ExecutionConnections) => connections.events, inject: [ExecutionConnections] },
       { provide: TwinStore, useFactory: (pool: pg.Pool) => new TwinStore(pool, twinLimitsOf(config)), inject: [PG_POOL] },
       TwinGateway,
       {
@@ -65,21 +78,6 @@ export class ExecutorModule {
           return cache;
         },
         inject: [PG_POOL],
-      },
-      {
-        provide: EVENTS_REDIS,
-        useFactory: () => {
-          // Publishing failures are logged where they happen (ExecutionRunner); connection errors are expected while Redis is away.
-          // Auto-pipelining: the events of the executions that end together (one finish flush) go out in one write.
-          const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
-          redis.on('error', () => undefined);
-          return redis;
-        },
-      },
-      {
-        provide: ExecutionEventLog,
-        useFactory: (redis: Redis) => new ExecutionEventLog(redis, config.QUEUE_PREFIX),
-        inject: [EVENTS_REDIS],
       },
       {
         provide: SandboxPool,
@@ -106,13 +104,8 @@ export class ExecutorModule {
       ExecutorMetrics,
       {
         provide: 'EXECUTOR_RESOURCES',
-        useFactory: (pool: pg.Pool, redis: Redis) => ({
-          async onApplicationShutdown() {
-            await pool.end().catch(() => undefined);
-            redis.disconnect();
-          },
-        }),
-        inject: [PG_POOL, EVENTS_REDIS],
+        useFactory: (connections: ExecutionConnections) => ({ onApplicationShutdown: () => connections.close() }),
+        inject: [ExecutionConnections],
       },
     ];
     return {

@@ -3,12 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 // Not the package index: that loads the Prisma client, which the executor does not use (~10 MB).
-import { applyMigrations, ensureDatabase } from '../../../libs/database/src/migrator.js';
-import { migrationsDir } from '../../../libs/database/src/paths.js';
+import { applyMigrations, ensureDatabase } from '#database/migrator.js';
+import { migrationsDir } from '#database/paths.js';
 import { ExecutorConfigError, loadExecutorConfig } from './config/executor-config.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
 import { ExecutorModule } from './executor.module.js';
-import { startTracing } from '../../../libs/observability/src/index.js';
+import { startTracing } from '#observability/index.js';
 
 async function main(): Promise<void> {
   let config;

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { createPrismaClient, PrismaClient } from '../../../libs/database/src/index.js';
+import { createPrismaClient, PrismaClient } from '#database/index.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { PRISMA } from './catalog/skills.repository.js';

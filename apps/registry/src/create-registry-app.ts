@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger, PARAMS_PROVIDER_TOKEN, type Params } from 'nestjs-pino';
-import { applyMigrations, ensureDatabase, migrationsDir } from '../../../libs/database/src/index.js';
+import { applyMigrations, ensureDatabase, migrationsDir } from '#database/index.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { SkillCatalog } from './catalog/skill-catalog.js';
 import { type AppConfig, grpcPortOf } from './config/app-config.js';
@@ -20,7 +20,7 @@ import { SearchReads } from './search/search-reads.js';
 import { SkillReads } from './skills/skill-reads.js';
 import { createValidationPipe } from './validation.js';
 import { createRegistryDocument } from './openapi/registry-document.js';
-import { startTracing } from '../../../libs/observability/src/index.js';
+import { startTracing } from '#observability/index.js';
 import { installRequestTracing } from './tracing/request-tracing.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;

@@ -1,8 +1,8 @@
 import semver from 'semver';
-import { closest } from '../../skill-loader/src/definition-messages.js';
-import { isStrictSemver } from '../../skill-loader/src/definition.js';
-import { describeValue } from '../../skill-loader/src/describe.js';
-import { toJsonPointer, type IssueList } from '../../skill-loader/src/issues.js';
+import { closest } from '#skill-loader/definition-messages.js';
+import { isStrictSemver } from '#skill-loader/definition.js';
+import { describeValue } from '#skill-loader/describe.js';
+import { toJsonPointer, type IssueList } from '#skill-loader/issues.js';
 import { parseDepends } from './depends.js';
 import { describePathProblem, resolvePackagePath } from './package-paths.js';
 import type { SkillDependency } from './types.js';

@@ -1,7 +1,7 @@
 import semver from 'semver';
-import { SKILL_NAME_PATTERN } from '../../skill-loader/src/definition.js';
-import { describeValue } from '../../skill-loader/src/describe.js';
-import type { IssueList } from '../../skill-loader/src/issues.js';
+import { SKILL_NAME_PATTERN } from '#skill-loader/definition.js';
+import { describeValue } from '#skill-loader/describe.js';
+import type { IssueList } from '#skill-loader/issues.js';
 import { isAgentSkillsName, toRegistryName } from './names.js';
 import type { SkillDependency } from './types.js';
 import { isMapping } from './yaml-text.js';

@@ -22,4 +22,4 @@ export type {
   ScriptInterpreter,
   SkillDependency,
 } from './types.js';
-export type { IssueCategory, IssueSeverity, ValidationIssue } from '../../skill-loader/src/issues.js';
+export type { IssueCategory, IssueSeverity, ValidationIssue } from '#skill-loader/issues.js';

@@ -1,8 +1,8 @@
 import type { ErrorObject } from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { describeValue } from '../../skill-loader/src/describe.js';
-import type { IssueList } from '../../skill-loader/src/issues.js';
+import { describeValue } from '#skill-loader/describe.js';
+import type { IssueList } from '#skill-loader/issues.js';
 import { isMapping } from './yaml-text.js';
 
 // CommonJS modules whose module.exports also carries `.default`: that is the form typed under NodeNext.

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { describeValue } from '../../skill-loader/src/describe.js';
-import { IssueList } from '../../skill-loader/src/issues.js';
-import { listPackageFiles } from '../../skill-loader/src/package-files.js';
+import { describeValue } from '#skill-loader/describe.js';
+import { IssueList } from '#skill-loader/issues.js';
+import { listPackageFiles } from '#skill-loader/package-files.js';
 import { checkDccMcp } from './dcc-mcp.js';
 import { parseDepends } from './depends.js';
 import { checkFrontmatter, splitSkillMarkdown, type FrontmatterFields } from './frontmatter.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { SKILL_NAME_PATTERN } from '../../skill-loader/src/definition.js';
+import { SKILL_NAME_PATTERN } from '#skill-loader/definition.js';
 import {
   agentSkillsNameProblem,
   isAgentSkillsName,

@@ -1,4 +1,4 @@
-import { SKILL_NAME_PATTERN } from '../../skill-loader/src/definition.js';
+import { SKILL_NAME_PATTERN } from '#skill-loader/definition.js';
 
 /** agentskills.io `name`: lowercase letters, digits and single hyphens, not at either end. */
 export const AGENT_SKILLS_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

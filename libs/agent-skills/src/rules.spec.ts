@@ -2,7 +2,7 @@ import { mkdtemp, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ValidationIssue } from '../../skill-loader/src/issues.js';
+import type { ValidationIssue } from '#skill-loader/issues.js';
 import { loadAgentSkillPackage } from './loader.js';
 import type { AgentSkillLoadResult } from './types.js';
 

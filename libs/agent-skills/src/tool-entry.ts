@@ -1,6 +1,6 @@
-import { closest, EXPECTATIONS, hintFor } from '../../skill-loader/src/definition-messages.js';
-import { describeValue } from '../../skill-loader/src/describe.js';
-import type { IssueList } from '../../skill-loader/src/issues.js';
+import { closest, EXPECTATIONS, hintFor } from '#skill-loader/definition-messages.js';
+import { describeValue } from '#skill-loader/describe.js';
+import type { IssueList } from '#skill-loader/issues.js';
 import { stringList } from './dcc-mcp.js';
 import { checkJsonSchema, validateAnyObject, type SchemaValidator } from './json-schemas.js';
 import { TOOL_NAME_PATTERN } from './names.js';

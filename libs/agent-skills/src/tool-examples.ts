@@ -1,5 +1,5 @@
-import { describeValue } from '../../skill-loader/src/describe.js';
-import type { IssueList } from '../../skill-loader/src/issues.js';
+import { describeValue } from '#skill-loader/describe.js';
+import type { IssueList } from '#skill-loader/issues.js';
 import { formatValidationErrors, type SchemaValidator } from './json-schemas.js';
 import { entryPointer, type EntrySite } from './tool-flags.js';
 import type { AgentSkillToolExample } from './types.js';

@@ -1,6 +1,6 @@
-import { closest } from '../../skill-loader/src/definition-messages.js';
-import { describeValue } from '../../skill-loader/src/describe.js';
-import { toJsonPointer, type IssueList } from '../../skill-loader/src/issues.js';
+import { closest } from '#skill-loader/definition-messages.js';
+import { describeValue } from '#skill-loader/describe.js';
+import { toJsonPointer, type IssueList } from '#skill-loader/issues.js';
 import { QUALIFIED_TOOL_NAME_PATTERN } from './names.js';
 import { isMapping } from './yaml-text.js';
 

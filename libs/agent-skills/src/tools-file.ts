@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { closest } from '../../skill-loader/src/definition-messages.js';
-import { describeValue } from '../../skill-loader/src/describe.js';
-import { toJsonPointer, type IssueList } from '../../skill-loader/src/issues.js';
+import { closest } from '#skill-loader/definition-messages.js';
+import { describeValue } from '#skill-loader/describe.js';
+import { toJsonPointer, type IssueList } from '#skill-loader/issues.js';
 import { checkToolEntry, type ToolDraft } from './tool-entry.js';
 import { isMapping, parseYamlText } from './yaml-text.js';
 

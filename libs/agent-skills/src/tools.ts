@@ -1,4 +1,4 @@
-import { toJsonPointer, type IssueList } from '../../skill-loader/src/issues.js';
+import { toJsonPointer, type IssueList } from '#skill-loader/issues.js';
 import { qualifiedToolName, TOOL_NAME_PATTERN } from './names.js';
 import { interpreterFor, lookUpScript, notExecutableReason, type ScriptFile } from './scripts.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, PERMISSIVE_INPUT_SCHEMA, type ToolDraft } from './tool-entry.js';

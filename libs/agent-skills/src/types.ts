@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../../skill-loader/src/issues.js';
+import type { ValidationIssue } from '#skill-loader/issues.js';
 
 /** Interpreters a script tool can run with on the registry's executors. */
 export type ScriptInterpreter = 'python3' | 'bash' | 'node';

@@ -1,5 +1,5 @@
 import { parseDocument } from 'yaml';
-import type { IssueList } from '../../skill-loader/src/issues.js';
+import type { IssueList } from '#skill-loader/issues.js';
 
 /** Outcome of parsing a YAML document: its value, or undefined after an issue was recorded. */
 export type YamlParse = { ok: true; value: unknown } | { ok: false };

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../../database/src/pg-pool.js';
+import { isDatabaseUnavailable } from '#database/pg-pool.js';
 import type { ExecutionError, ExecutionRecord } from './execution-model.js';
 import type { AttemptGuard, ExecutionsRepository, FinishRequest, NewExecution, TerminalStatus } from './executions.repository.js';
 import { GroupCommit } from './group-commit.js';

@@ -1,5 +1,5 @@
 import type { SkillErrorCode } from '@skill-registry/sdk';
-import type { SkillFormat, StoredTool } from '../../contracts/src/index.js';
+import type { SkillFormat, StoredTool } from '#contracts/index.js';
 
 export const EXECUTION_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];

@@ -1,4 +1,4 @@
-import type { SkillFormat, StoredTool } from '../../contracts/src/index.js';
+import type { SkillFormat, StoredTool } from '#contracts/index.js';
 import type { ExecutableVersion, ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 
 /** Mapping between executions rows (with their skill version's columns) and records. */

@@ -1,4 +1,4 @@
-import { SpanKind, extractTraceContext, inSpan, traceparentOf } from '../../observability/src/tracing.js';
+import { SpanKind, extractTraceContext, inSpan, traceparentOf } from '#observability/tracing.js';
 import type { McpBridge, ToolDescriptor, ToolInvokeOptions } from '@skill-registry/sdk';
 import { describeError } from './adapter-connection.js';
 import type { BridgeLogger } from './logger.js';

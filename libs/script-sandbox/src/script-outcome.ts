@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import type { SkillErrorCode } from '@skill-registry/sdk';
-import { parseStrictJson } from '../../contracts/src/strict-json.js';
+import { parseStrictJson } from '#contracts/strict-json.js';
 import type { RunEnd } from './process-supervisor.js';
 
 /** An error in the executor's shape (`ExecutionError` of libs/executions). */

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { isSkippedEntry } from '../../package-store/src/package-files.js';
+import { isSkippedEntry } from '#package-store/package-files.js';
 import type { SkillExample } from './definition.js';
 import { IssueList } from './issues.js';
 

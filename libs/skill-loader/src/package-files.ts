@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { isSkippedEntry, manifestHash, sha256Hex } from '../../package-store/src/package-files.js';
+import { isSkippedEntry, manifestHash, sha256Hex } from '#package-store/package-files.js';
 
 /** Files that make a directory a skill package. */
 export const PACKAGE_MARKERS = ['definition.json', 'handler.ts', 'SKILL.md'] as const;

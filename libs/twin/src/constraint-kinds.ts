@@ -1,4 +1,4 @@
-import { JsonSchemaValidator } from '../../contracts/src/index.js';
+import { JsonSchemaValidator } from '#contracts/index.js';
 import { TwinFailure } from './twin-failure.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unstorableTextReason } from '../../contracts/src/index.js';
+import { unstorableTextReason } from '#contracts/index.js';
 import { TwinFailure, invalid } from './twin-failure.js';
 
 /** Branch names: lower-case, URL- and URI-safe (`twin://<branch>/<id>`), like `main` or `bracket-rev-b`. */

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { type BlobStore, PostgresBlobStore } from '../../package-store/src/index.js';
+import { type BlobStore, PostgresBlobStore } from '#package-store/index.js';
 import { checkConstraints } from './constraint-kinds.js';
 import { TwinFailure, invalid } from './twin-failure.js';
 import {

@@ -1,7 +1,7 @@
 import { adapterConfigFromEnv } from './config.js';
 import { jsonLogger } from './logger.js';
 import { startAdapterServer } from './server.js';
-import { startTracing } from '../../../../libs/observability/src/tracing.js';
+import { startTracing } from '#observability/tracing.js';
 import type { AdapterDefinition } from './server.js';
 
 /** Entry point of an adapter process: read the environment (fail fast), serve, stop cleanly on SIGTERM/SIGINT. */

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostHostValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { SpanKind, extractTraceContext, inSpan } from '../../../../libs/observability/src/tracing.js';
+import { SpanKind, extractTraceContext, inSpan } from '#observability/tracing.js';
 import type { AdapterLogger } from './logger.js';
 import type { Program, ProgramStatus } from './program.js';
 import type { AdapterLimits, AdapterTool } from './tool.js';

@@ -1,10 +1,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
-import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
-import { isolationFromEnvironment } from '../../../../libs/script-sandbox/src/index.js';
-import { TWIN_LIMIT_VARIABLES } from '../../../../libs/twin/src/index.js';
+import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
+import { parseDisabledTools, parseToolAdapters } from '#mcp-bridge/index.js';
+import { isolationFromEnvironment } from '#script-sandbox/index.js';
+import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 

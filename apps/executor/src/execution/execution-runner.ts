@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
-import { JsonSchemaValidator, runContractOf, type RunContract } from '../../../../libs/contracts/src/index.js';
-import { retryWhileUnavailable } from '../../../../libs/database/src/pg-pool.js';
+import { JsonSchemaValidator, runContractOf, type RunContract } from '#contracts/index.js';
+import { retryWhileUnavailable } from '#database/pg-pool.js';
 import {
   type AttemptGuard,
   BatchedExecutionWrites,
@@ -14,8 +14,8 @@ import {
   isRetryable,
   isTerminal,
   retryDelayMs,
-} from '../../../../libs/executions/src/index.js';
-import { PackageCache, PackageUnavailable } from '../../../../libs/package-store/src/index.js';
+} from '#executions/index.js';
+import { PackageCache, PackageUnavailable } from '#package-store/index.js';
 import { missingTools } from './required-tools.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
@@ -23,15 +23,8 @@ import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import { TwinGateway } from '../twin/twin-gateway.js';
 import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
-import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '../../../../libs/mcp-bridge/src/index.js';
-import {
-  SpanKind,
-  SpanStatusCode,
-  extractTraceContext,
-  inSpan,
-  startSpan,
-  traceparentOf,
-} from '../../../../libs/observability/src/index.js';
+import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
+import { SpanKind, SpanStatusCode, extractTraceContext, inSpan, startSpan, traceparentOf } from '#observability/index.js';
 
 export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
 

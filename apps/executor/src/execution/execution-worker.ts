@@ -9,7 +9,7 @@ import {
   executionJobOptions,
   takeoverJobOptions,
   type ExecutionJob,
-} from '../../../../libs/executions/src/index.js';
+} from '#executions/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';

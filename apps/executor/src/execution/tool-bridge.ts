@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
-import { McpBridgeClient, parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
+import { McpBridgeClient, parseDisabledTools, parseToolAdapters } from '#mcp-bridge/index.js';
 import type { ExecutorConfig } from '../config/executor-config.js';
 import { NO_TOOLS_BRIDGE } from './no-tools-bridge.js';
 

@@ -1,4 +1,4 @@
-import type { ExecutionError, ExecutionRecord } from '../../../../libs/executions/src/index.js';
+import type { ExecutionError, ExecutionRecord } from '#executions/index.js';
 
 /** What a hook sees of the execution it wraps. */
 export interface HookContext {

@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from '../../../../libs/executions/src/index.js';
+import type { ExecutionRecord } from '#executions/index.js';
 import type { ExecutionHook } from './execution-hook.js';
 import { HookRefused, HookRunner } from './hook-runner.js';
 

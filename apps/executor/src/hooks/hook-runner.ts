@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ExecutionError } from '../../../../libs/executions/src/index.js';
+import type { ExecutionError } from '#executions/index.js';
 import { EXECUTION_HOOKS, type ExecutionHook, type HookContext } from './execution-hook.js';
 
 /** A fail-closed hook failed, or a hook vetoed the run. */

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type pg from 'pg';
-import { DURATION_BUCKETS, createMetricsRegistry, seconds } from '../../../../libs/observability/src/index.js';
-import type { ExecutionError, ExecutionRecord } from '../../../../libs/executions/src/index.js';
+import { DURATION_BUCKETS, createMetricsRegistry, seconds } from '#observability/index.js';
+import type { ExecutionError, ExecutionRecord } from '#executions/index.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
 
 /** Where the gauges read what they report at scrape time (set by the worker once its queue exists). */

@@ -1,6 +1,6 @@
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { metricsAuthorized } from '../../../../libs/observability/src/index.js';
+import { metricsAuthorized } from '#observability/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { ExecutorMetrics } from './executor-metrics.js';
 

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { McpBridge } from '@skill-registry/sdk';
-import type { ExecutionError } from '../../../../libs/executions/src/index.js';
+import type { ExecutionError } from '#executions/index.js';
 import type { RunRequest, ToParent, ToThread, TwinCallHandler } from './sandbox-protocol.js';
 
 export interface SandboxRunOptions {

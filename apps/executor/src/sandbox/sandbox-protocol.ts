@@ -1,4 +1,4 @@
-import type { ExecutionError } from '../../../../libs/executions/src/index.js';
+import type { ExecutionError } from '#executions/index.js';
 
 /** What the executor asks a sandbox thread to run. */
 export interface RunRequest {

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
-import { SkillPackageLoader } from '../../../../libs/skill-loader/src/index.js';
+import { SkillPackageLoader } from '#skill-loader/index.js';
 import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread, TwinOp } from './sandbox-protocol.js';
 
 if (!parentPort) throw new Error('sandbox-thread must run in a worker thread');

@@ -1,6 +1,6 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pathReachableBy } from '../../../../libs/script-sandbox/src/scratch-directory.js';
+import { pathReachableBy } from '#script-sandbox/scratch-directory.js';
 
 /** The user script tools run as under bubblewrap when the executor is root (the sandbox library's default). */
 export const SANDBOX_USER = { uid: 65534, gid: 65534 };

@@ -1,10 +1,10 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runContractOf, type StoredTool } from '../../../../libs/contracts/src/index.js';
-import type { ExecutableVersion, ExecutionRecord } from '../../../../libs/executions/src/index.js';
-import { PackageCache } from '../../../../libs/package-store/src/index.js';
-import { ScriptSandbox } from '../../../../libs/script-sandbox/src/index.js';
+import { runContractOf, type StoredTool } from '#contracts/index.js';
+import type { ExecutableVersion, ExecutionRecord } from '#executions/index.js';
+import { PackageCache } from '#package-store/index.js';
+import { ScriptSandbox } from '#script-sandbox/index.js';
 import { loadExecutorConfig } from '../config/executor-config.js';
 import { createPackageCacheRoot } from './package-cache-root.js';
 import { ScriptToolRunner } from './script-tool-runner.js';

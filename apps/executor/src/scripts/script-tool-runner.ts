@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { JsonSchemaValidator, type RunContract } from '../../../../libs/contracts/src/index.js';
-import type { ExecutableVersion, ExecutionError, ExecutionRecord } from '../../../../libs/executions/src/index.js';
-import { PackageCache } from '../../../../libs/package-store/src/index.js';
-import { SandboxUnavailable, ScriptSandbox, type SandboxIsolation } from '../../../../libs/script-sandbox/src/index.js';
+import { JsonSchemaValidator, type RunContract } from '#contracts/index.js';
+import type { ExecutableVersion, ExecutionError, ExecutionRecord } from '#executions/index.js';
+import { PackageCache } from '#package-store/index.js';
+import { SandboxUnavailable, ScriptSandbox, type SandboxIsolation } from '#script-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { packageCacheBlocked } from './package-cache-root.js';
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { PutWorkProductRequest, WorkProduct, WorkProductRevision } from '@skill-registry/sdk';
-import { isDatabaseUnavailable } from '../../../../libs/database/src/pg-pool.js';
-import type { ExecutionError, ExecutionEvent } from '../../../../libs/executions/src/index.js';
-import { TwinFailure, TwinStore, type RevisionView, type WorkProductView } from '../../../../libs/twin/src/index.js';
+import { isDatabaseUnavailable } from '#database/pg-pool.js';
+import type { ExecutionError, ExecutionEvent } from '#executions/index.js';
+import { TwinFailure, TwinStore, type RevisionView, type WorkProductView } from '#twin/index.js';
 import type { ToolReplyBody, TwinCallHandler, TwinOp } from '../sandbox/sandbox-protocol.js';
 
 /** The execution a handler's twin calls act for. */

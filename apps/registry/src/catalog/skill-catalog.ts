@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { decodeCursor, encodeCursor, type SkillStatusName } from '../../../../libs/contracts/src/index.js';
+import { decodeCursor, encodeCursor, type SkillStatusName } from '#contracts/index.js';
 import { type SkillRecord, type SkillVersionRecord, compareVersionKeys, currentVersion } from './skill-records.js';
 import { pendingDependencies } from '../dependencies/dependency-rules.js';
 import { SkillsRepository } from './skills.repository.js';

@@ -1,11 +1,5 @@
-import type { SkillFormat, SkillStatusName, StoredTool } from '../../../../libs/contracts/src/index.js';
-import type {
-  CompatibilityPolicy,
-  SkillDependency,
-  SkillExample,
-  ToolRef,
-  ValidationIssue,
-} from '../../../../libs/skill-loader/src/index.js';
+import type { SkillFormat, SkillStatusName, StoredTool } from '#contracts/index.js';
+import type { CompatibilityPolicy, SkillDependency, SkillExample, ToolRef, ValidationIssue } from '#skill-loader/index.js';
 
 /** One stored skill version, as the registry's rules and presenters see it. */
 export interface SkillVersionRecord {

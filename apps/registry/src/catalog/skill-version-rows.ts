@@ -1,12 +1,6 @@
-import { Prisma, type SkillVersion } from '../../../../libs/database/src/index.js';
-import type {
-  CompatibilityPolicy,
-  SkillDependency,
-  SkillExample,
-  ToolRef,
-  ValidationIssue,
-} from '../../../../libs/skill-loader/src/index.js';
-import type { SkillFormat, StoredTool } from '../../../../libs/contracts/src/index.js';
+import { Prisma, type SkillVersion } from '#database/index.js';
+import type { CompatibilityPolicy, SkillDependency, SkillExample, ToolRef, ValidationIssue } from '#skill-loader/index.js';
+import type { SkillFormat, StoredTool } from '#contracts/index.js';
 import type { AgentSkillFrontmatter, NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
 import { compareVersionKeys } from './skill-records.js';
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { PgListener, Prisma, PrismaClient } from '../../../../libs/database/src/index.js';
-import type { SkillStatusName } from '../../../../libs/contracts/src/index.js';
+import { PgListener, Prisma, PrismaClient } from '#database/index.js';
+import type { SkillStatusName } from '#contracts/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { LifecycleEventRecord, NewLifecycleEvent, NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
 import { groupBySkill, isUniqueViolation, rawToRecord, toColumns, toRecord, type RawVersionRow } from './skill-version-rows.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidSchemaError, checkCompatibility } from '../../../../libs/schema-compat/src/index.js';
+import { InvalidSchemaError, checkCompatibility } from '#schema-compat/index.js';
 import { SchemaInvalid } from '../problem/domain-errors.js';
 import { SkillQueries } from '../skills/skill-queries.js';
 import { compareVersions } from './version-compatibility.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMPATIBILITY_POLICIES } from '../../../../libs/skill-loader/src/index.js';
+import { COMPATIBILITY_POLICIES } from '#skill-loader/index.js';
 import { apiComponent } from '../openapi/openapi-components.js';
 
 /** The wire views of the compatibility checks (libs/schema-compat and version-compatibility.ts return exactly these). */

@@ -1,6 +1,6 @@
 import semver from 'semver';
-import { type CompatibilityReport, checkCompatibility } from '../../../../libs/schema-compat/src/index.js';
-import type { CompatibilityPolicy, ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import { type CompatibilityReport, checkCompatibility } from '#schema-compat/index.js';
+import type { CompatibilityPolicy, ValidationIssue } from '#skill-loader/index.js';
 import type { SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
 
 /** What the rule needs of a version: its number, schemas and policy. */

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { checkedList, portVariable, sharedEnvironment } from '../../../../libs/contracts/src/index.js';
-import { parseDisabledTools, parseToolAdapters } from '../../../../libs/mcp-bridge/src/index.js';
-import { TWIN_LIMIT_VARIABLES } from '../../../../libs/twin/src/index.js';
+import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
+import { parseDisabledTools, parseToolAdapters } from '#mcp-bridge/index.js';
+import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
 
 /** A bearer token and the identity it acts as; a publisher's also the skill names it may publish. */
 export interface TokenEntry {

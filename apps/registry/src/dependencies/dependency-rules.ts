@@ -1,5 +1,5 @@
 import semver from 'semver';
-import type { SkillDependency } from '../../../../libs/skill-loader/src/index.js';
+import type { SkillDependency } from '#skill-loader/index.js';
 import type { SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
 
 /** How the rules look skills up: the in-process catalog's `get`. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { findSkillPackages } from '../../../../libs/skill-loader/src/index.js';
+import { findSkillPackages } from '#skill-loader/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
-import { isAgentSkillsPackage, loadAgentSkillPackage, toRegistryName } from '../../../../libs/agent-skills/src/index.js';
-import { type PackageFile, manifestHash, manifestOf, writePackageFiles } from '../../../../libs/package-store/src/index.js';
-import { InvalidSchemaError } from '../../../../libs/schema-compat/src/index.js';
-import { SkillPackageLoader, type SkillDependency, type ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import { isAgentSkillsPackage, loadAgentSkillPackage, toRegistryName } from '#agent-skills/index.js';
+import { type PackageFile, manifestHash, manifestOf, writePackageFiles } from '#package-store/index.js';
+import { InvalidSchemaError } from '#schema-compat/index.js';
+import { SkillPackageLoader, type SkillDependency, type ValidationIssue } from '#skill-loader/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { NewSkillVersion } from '../catalog/skill-records.js';
 import {

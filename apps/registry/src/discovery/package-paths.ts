@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isSkillPackageDir } from '../../../../libs/skill-loader/src/index.js';
+import { isSkillPackageDir } from '#skill-loader/index.js';
 import { NotAPackage, PackageNotFound, PathOutsideSkillPaths, RequestInvalid } from '../problem/domain-errors.js';
 
 /** A configured SKILL_PATHS root and, when it exists, its real path. */

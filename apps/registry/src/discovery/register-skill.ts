@@ -1,13 +1,6 @@
 import { basename, dirname } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  PackageStore,
-  PackageTooLarge,
-  legacyContentHash,
-  manifestHash,
-  manifestOf,
-  readPackageDir,
-} from '../../../../libs/package-store/src/index.js';
+import { PackageStore, PackageTooLarge, legacyContentHash, manifestHash, manifestOf, readPackageDir } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { NewSkillVersion, SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import semver from 'semver';
-import type { AgentSkillPackage, AgentSkillTool } from '../../../../libs/agent-skills/src/index.js';
-import type { StoredTool } from '../../../../libs/contracts/src/index.js';
-import type { LoadedSkillPackage, ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import type { AgentSkillPackage, AgentSkillTool } from '#agent-skills/index.js';
+import type { StoredTool } from '#contracts/index.js';
+import type { LoadedSkillPackage, ValidationIssue } from '#skill-loader/index.js';
 import type { NewSkillVersion } from '../catalog/skill-records.js';
 
 /** DRAFT unless the package is valid; the reason names the first error. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ExecutionEventLog, ExecutionsRepository, type ExecutionRecord } from '../../../../libs/executions/src/index.js';
+import { ExecutionEventLog, ExecutionsRepository, type ExecutionRecord } from '#executions/index.js';
 import { ExecutionFinished, ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionQueue } from './execution-queue.js';

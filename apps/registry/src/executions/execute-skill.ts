@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { JsonSchemaValidator, type RunContract, isExecutable, runContractOf } from '../../../../libs/contracts/src/index.js';
+import { JsonSchemaValidator, type RunContract, isExecutable, runContractOf } from '#contracts/index.js';
 import {
   BatchedExecutionWrites,
   ExecutionEventLog,
@@ -9,16 +9,9 @@ import {
   maxAttemptsFor,
   type ExecutionPurpose,
   type ExecutionRecord,
-} from '../../../../libs/executions/src/index.js';
-import { TwinStore } from '../../../../libs/twin/src/index.js';
-import {
-  ROOT_TRACE_CONTEXT,
-  SpanKind,
-  type TraceContext,
-  startSpan,
-  traceIdOf,
-  traceparentOf,
-} from '../../../../libs/observability/src/index.js';
+} from '#executions/index.js';
+import { TwinStore } from '#twin/index.js';
+import { ROOT_TRACE_CONTEXT, SpanKind, type TraceContext, startSpan, traceIdOf, traceparentOf } from '#observability/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { resolveVersion } from '../catalog/version-resolution.js';

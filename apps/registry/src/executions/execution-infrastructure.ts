@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import type pg from 'pg';
+import type { Redis } from 'ioredis';
 import {
   BatchedExecutionWrites,
   EXECUTION_QUEUE,
@@ -12,51 +11,48 @@ import {
   isTerminal,
   type ExecutionJob,
   type ExecutionRecord,
-} from '../../../../libs/executions/src/index.js';
-import { PgListener, createPgPool } from '../../../../libs/database/src/index.js';
+} from '#executions/index.js';
+import { ExecutionConnections } from '#executions/execution-connections.js';
+import { PgListener } from '#database/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
-export const EXECUTIONS_PG = Symbol('EXECUTIONS_PG');
 export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
 export const EXECUTION_QUEUE_TOKEN = Symbol('EXECUTION_QUEUE');
 
 /**
  * Connections of the executions feature. Redis commands fail fast when Redis is down (no offline
  * queue), so execution requests answer 503 at once while catalog reads keep working; ioredis
- * reconnects by itself when Redis returns.
+ * reconnects by itself when Redis returns. Creates of concurrent requests share one INSERT; each
+ * request still waits for its own committed row.
  */
 export const executionInfrastructure: Provider[] = [
   {
-    provide: EXECUTIONS_PG,
+    provide: ExecutionConnections,
     useFactory: (config: AppConfig) => {
       const logger = new Logger('Database');
-      return createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (error) =>
-        logger.warn(`executions connection lost: ${error.message}`),
-      );
+      return ExecutionConnections.open({
+        databaseUrl: config.DATABASE_URL,
+        poolSize: config.DATABASE_POOL_SIZE,
+        redisUrl: config.REDIS_URL,
+        queuePrefix: config.QUEUE_PREFIX,
+        redis: { maxRetriesPerRequest: 1, enableOfflineQueue: false },
+        onPoolError: (error) => logger.warn(`executions connection lost: ${error.message}`),
+      });
     },
     inject: [APP_CONFIG],
   },
-  { provide: ExecutionsRepository, useFactory: (pool: pg.Pool) => new ExecutionsRepository(pool), inject: [EXECUTIONS_PG] },
-  // Creates of concurrent requests share one INSERT; each request still waits for its own committed row.
+  {
+    provide: ExecutionsRepository,
+    useFactory: (connections: ExecutionConnections) => connections.executions,
+    inject: [ExecutionConnections],
+  },
   {
     provide: BatchedExecutionWrites,
-    useFactory: (executions: ExecutionsRepository) => new BatchedExecutionWrites(executions),
-    inject: [ExecutionsRepository],
+    useFactory: (connections: ExecutionConnections) => connections.writes,
+    inject: [ExecutionConnections],
   },
-  {
-    provide: EXECUTIONS_REDIS,
-    useFactory: (config: AppConfig) => {
-      const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-      redis.on('error', () => undefined);
-      return redis;
-    },
-    inject: [APP_CONFIG],
-  },
-  {
-    provide: ExecutionEventLog,
-    useFactory: (redis: Redis, config: AppConfig) => new ExecutionEventLog(redis, config.QUEUE_PREFIX),
-    inject: [EXECUTIONS_REDIS, APP_CONFIG],
-  },
+  { provide: ExecutionEventLog, useFactory: (connections: ExecutionConnections) => connections.events, inject: [ExecutionConnections] },
+  { provide: EXECUTIONS_REDIS, useFactory: (connections: ExecutionConnections) => connections.redis, inject: [ExecutionConnections] },
   {
     provide: EXECUTION_QUEUE_TOKEN,
     useFactory: (redis: Redis, config: AppConfig) => {
@@ -154,18 +150,16 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** Closes the feature's connections on shutdown. */
+/** Closes the feature's queue and connections on shutdown. */
 @Injectable()
-export class ExecutionConnections implements OnApplicationShutdown {
+export class ExecutionShutdown implements OnApplicationShutdown {
   constructor(
-    @Inject(EXECUTIONS_PG) private readonly pool: pg.Pool,
-    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+    private readonly connections: ExecutionConnections,
     @Inject(EXECUTION_QUEUE_TOKEN) private readonly queue: Queue,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.queue.close().catch(() => undefined);
-    this.redis.disconnect();
-    await this.pool.end().catch(() => undefined);
+    await this.connections.close();
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CursorInvalid, decodeCursor, encodeCursor } from '../../../../libs/contracts/src/index.js';
-import { ExecutionsRepository, type ExecutionRecord, type ExecutionStatus } from '../../../../libs/executions/src/index.js';
+import { CursorInvalid, decodeCursor, encodeCursor } from '#contracts/index.js';
+import { ExecutionsRepository, type ExecutionRecord, type ExecutionStatus } from '#executions/index.js';
 import { dependentsView } from '../dependencies/dependents-view.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { ExecutionNotFound, SkillNotFound } from '../problem/domain-errors.js';

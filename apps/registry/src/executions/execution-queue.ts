@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { EXECUTION_JOB, cancelChannel, executionJobOptions, type ExecutionJob } from '../../../../libs/executions/src/index.js';
+import { EXECUTION_JOB, cancelChannel, executionJobOptions, type ExecutionJob } from '#executions/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS } from './execution-infrastructure.js';
 

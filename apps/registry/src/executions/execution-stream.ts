@@ -8,7 +8,7 @@ import {
   type ExecutionEvent,
   type ExecutionRecord,
   type StoredExecutionEvent,
-} from '../../../../libs/executions/src/index.js';
+} from '#executions/index.js';
 import { ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js';
 import { EXECUTIONS_REDIS } from './execution-infrastructure.js';
 

@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from '../../../../libs/executions/src/index.js';
+import type { ExecutionRecord } from '#executions/index.js';
 import type { ExecutionView } from './execution.views.js';
 
 /** The public (snake_case) form of an execution: exactly the `Execution` view of the OpenAPI document. */

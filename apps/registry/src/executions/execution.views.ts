@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXECUTION_STATUSES } from '../../../../libs/executions/src/index.js';
+import { EXECUTION_STATUSES } from '#executions/index.js';
 import { apiComponent } from '../openapi/openapi-components.js';
 import { isoDateTime, jsonObject, nextCursor } from '../openapi/wire-types.js';
 import { skillStatus } from '../skills/skill.views.js';

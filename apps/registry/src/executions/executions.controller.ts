@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isTerminal } from '../../../../libs/executions/src/index.js';
+import { isTerminal } from '#executions/index.js';
 import { CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';

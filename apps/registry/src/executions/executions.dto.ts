@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXECUTION_STATUSES } from '../../../../libs/executions/src/index.js';
+import { EXECUTION_STATUSES } from '#executions/index.js';
 import { ExecutionNotFound, RequestInvalid } from '../problem/domain-errors.js';
 import { parseOrThrow } from '../validation.js';
 import { isVersionOrRange } from '../catalog/version-resolution.js';

@@ -3,7 +3,7 @@ import { CatalogModule } from '../catalog/catalog.module.js';
 import { TwinStoreModule } from '../twin/twin-store.module.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
-import { ExecutionConnections, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
+import { ExecutionShutdown, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
 import { ExecutionQueries } from './execution-queries.js';
 import { BullmqExecutionQueue, ExecutionQueue } from './execution-queue.js';
 import { ExecutionStream } from './execution-stream.js';
@@ -15,8 +15,8 @@ import { ExecutionsController } from './executions.controller.js';
   providers: [
     ...executionInfrastructure,
     ExecutionWaiters,
+    ExecutionShutdown,
     { provide: ExecutionQueue, useClass: BullmqExecutionQueue },
-    ExecutionConnections,
     ExecuteSkill,
     CancelExecution,
     ExecutionStream,

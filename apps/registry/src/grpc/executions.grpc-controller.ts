@@ -10,7 +10,7 @@ import { ExecutionStream } from '../executions/execution-stream.js';
 import { parseExecutionId } from '../executions/executions.dto.js';
 import { presentDeprecation } from '../skills/skill.presenter.js';
 import { GrpcAuthGuard, GrpcCaller, GrpcTraceContext } from './grpc-auth.guard.js';
-import type { TraceContext } from '../../../../libs/observability/src/index.js';
+import type { TraceContext } from '#observability/index.js';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { deprecationMessage, executionEventMessage, executionMessage, usageMessage } from './grpc-messages.js';
 import { type ExecuteSkillRequest, type ListExecutionsRequest, parseExecuteSkill, parseListExecutions, required } from './grpc-requests.js';

@@ -1,4 +1,4 @@
-import { type TraceContext, extractTraceContext } from '../../../../libs/observability/src/index.js';
+import { type TraceContext, extractTraceContext } from '#observability/index.js';
 import type { Metadata } from '@grpc/grpc-js';
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, createParamDecorator } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';

@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { CursorInvalid } from '../../../../libs/contracts/src/index.js';
+import { CursorInvalid } from '#contracts/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import * as domainErrors from '../problem/domain-errors.js';
 import {
@@ -22,7 +22,7 @@ import {
   TwinRefused,
   VersionImmutable,
 } from '../problem/domain-errors.js';
-import { TwinFailure, type TwinFailureReason } from '../../../../libs/twin/src/index.js';
+import { TwinFailure, type TwinFailureReason } from '#twin/index.js';
 import { GRPC_STATUS_BY_CODE, toGrpcError } from './grpc-errors.js';
 
 describe('gRPC error mapping', () => {

@@ -1,5 +1,5 @@
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
-import { CursorInvalid, clip, printable } from '../../../../libs/contracts/src/index.js';
+import { CursorInvalid, clip, printable } from '#contracts/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import {
   DomainError,

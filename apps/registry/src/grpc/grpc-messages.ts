@@ -1,4 +1,4 @@
-import type { ExecutionRecord, StoredExecutionEvent } from '../../../../libs/executions/src/index.js';
+import type { ExecutionRecord, StoredExecutionEvent } from '#executions/index.js';
 import type { LifecycleEventRecord, SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
 import { presentExecution } from '../executions/execution.presenter.js';
 import { presentSearchHit } from '../search/search.presenter.js';

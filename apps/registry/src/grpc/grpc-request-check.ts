@@ -1,5 +1,5 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { JsonRejected, MAX_JSON_DEPTH, assertStorableText } from '../../../../libs/contracts/src/index.js';
+import { JsonRejected, MAX_JSON_DEPTH, assertStorableText } from '#contracts/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { toGrpcError, type GrpcError } from './grpc-errors.js';
 

@@ -4,12 +4,12 @@ import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { Logger } from '@nestjs/common';
 import { type GrpcOptions, ServerGrpc } from '@nestjs/microservices';
-import { projectRoot } from '../../../../libs/database/src/paths.js';
+import { projectRoot } from '#database/paths.js';
 import { deprecationSignals } from '../skills/deprecation-headers.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { reflectionPackageDefinition } from './reflection-descriptors.js';
 import { checkedRequest, decodingNeverThrows } from './grpc-request-check.js';
-import { DEFAULT_TWIN_LIMITS } from '../../../../libs/twin/src/index.js';
+import { DEFAULT_TWIN_LIMITS } from '#twin/index.js';
 
 export const GRPC_PACKAGE = 'skillregistry.v1';
 export const GRPC_SERVICE = 'SkillRegistry';

@@ -1,11 +1,4 @@
-import type {
-  BranchView,
-  ConstraintsView,
-  ExecutionTwinAccess,
-  ProvenanceView,
-  RevisionView,
-  WorkProductView,
-} from '../../../../libs/twin/src/index.js';
+import type { BranchView, ConstraintsView, ExecutionTwinAccess, ProvenanceView, RevisionView, WorkProductView } from '#twin/index.js';
 import {
   presentBranch,
   presentConstraints,

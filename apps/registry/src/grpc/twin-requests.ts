@@ -1,4 +1,4 @@
-import type { PutRequest } from '../../../../libs/twin/src/index.js';
+import type { PutRequest } from '#twin/index.js';
 import { parseBranchListQuery, parseContentQuery, parseRevisionParam, parseWorkProductListQuery } from '../twin/twin.dto.js';
 import { compact, given, required } from './grpc-requests.js';
 import { type ProtoStruct, type ProtoTimestamp, fromStruct, fromTimestamp } from './proto-values.js';

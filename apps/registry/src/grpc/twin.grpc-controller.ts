@@ -1,6 +1,6 @@
 import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
-import { TwinStore } from '../../../../libs/twin/src/index.js';
+import { TwinStore } from '#twin/index.js';
 import type { Principal } from '../auth/principal.js';
 import { ExecutionQueries } from '../executions/execution-queries.js';
 import { parseExecutionId } from '../executions/executions.dto.js';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PrismaClient, migrationsDir, unappliedMigrations } from '../../../../libs/database/src/index.js';
+import { PrismaClient, migrationsDir, unappliedMigrations } from '#database/index.js';
 import { PRISMA } from '../catalog/skills.repository.js';
 
 /** What readiness asks of the database: that it answers, and which migrations are not applied yet. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
-import type { ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import { SKILL_STATUSES } from '#contracts/index.js';
+import type { ValidationIssue } from '#skill-loader/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 
 /** The admin's overview of the catalog, computed from the in-process read model. */

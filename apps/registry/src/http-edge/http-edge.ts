@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { JsonRejected, assertStorableText, parseStrictJson } from '../../../../libs/contracts/src/index.js';
+import { JsonRejected, assertStorableText, parseStrictJson } from '#contracts/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { sendProblem } from '../problem/problem-details.filter.js';
 import { HostGuard } from './host-guard.js';

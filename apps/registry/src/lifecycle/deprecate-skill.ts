@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { allowedTransitions } from '../../../../libs/contracts/src/index.js';
+import { allowedTransitions } from '#contracts/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { DependentsExist, InvalidTransition, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { lifecycleStream } from '../../../../libs/executions/src/index.js';
+import { lifecycleStream } from '#executions/index.js';
 import type { NewLifecycleEvent } from '../catalog/skill-records.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type SkillStatusName, type TransitionTrigger, allowedTransitions, findTransition } from '../../../../libs/contracts/src/index.js';
+import { type SkillStatusName, type TransitionTrigger, allowedTransitions, findTransition } from '#contracts/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { NewLifecycleEvent, SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository, type VersionPatch } from '../catalog/skills.repository.js';

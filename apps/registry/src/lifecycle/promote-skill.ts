@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { JsonSchemaValidator, type RunContract, outputMatchesExample, runContractOf } from '../../../../libs/contracts/src/index.js';
-import { isTerminal } from '../../../../libs/executions/src/index.js';
+import { JsonSchemaValidator, type RunContract, outputMatchesExample, runContractOf } from '#contracts/index.js';
+import { isTerminal } from '#executions/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { ExecuteSkill } from '../executions/execute-skill.js';
 import { ExampleTwinSeeder } from '../twin/example-twin-seeder.js';
 import { InvalidTransition, PromotionEvidenceMissing, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
-import { allowedTransitions } from '../../../../libs/contracts/src/index.js';
+import { allowedTransitions } from '#contracts/index.js';
 import { LifecycleService } from './lifecycle.service.js';
 import { inactiveDependencies } from '../dependencies/dependency-rules.js';
 

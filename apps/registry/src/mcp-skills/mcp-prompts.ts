@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/server';
-import { splitSkillMarkdown } from '../../../../libs/agent-skills/src/index.js';
-import { isExecutable } from '../../../../libs/contracts/src/index.js';
+import { splitSkillMarkdown } from '#agent-skills/index.js';
+import { isExecutable } from '#contracts/index.js';
 import { mcpPage } from '../mcp/mcp-paging.js';
-import { PackageStore } from '../../../../libs/package-store/src/index.js';
+import { PackageStore } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { type ToolFilter, matches } from '../tool-definitions/exposed-skills.js';

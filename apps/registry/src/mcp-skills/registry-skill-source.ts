@@ -2,15 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { Resource } from '@modelcontextprotocol/server';
 import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { parse as parseYaml } from 'yaml';
-import {
-  isAgentSkillsName,
-  projectMetadataStrings,
-  splitSkillMarkdown,
-  toAgentSkillsName,
-} from '../../../../libs/agent-skills/src/index.js';
-import { isExecutable } from '../../../../libs/contracts/src/index.js';
+import { isAgentSkillsName, projectMetadataStrings, splitSkillMarkdown, toAgentSkillsName } from '#agent-skills/index.js';
+import { isExecutable } from '#contracts/index.js';
 import { mcpPage } from '../mcp/mcp-paging.js';
-import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '../../../../libs/package-store/src/index.js';
+import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { type ToolFilter, matches } from '../tool-definitions/exposed-skills.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
+import { SKILL_STATUSES } from '#contracts/index.js';
 import { SkillNotFound } from '../problem/domain-errors.js';
 import { presentSearchHit } from '../search/search.presenter.js';
 import { SkillSearchIndex } from '../search/skill-search-index.js';

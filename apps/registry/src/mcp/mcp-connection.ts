@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { ToolFilter } from '../tool-definitions/exposed-skills.js';
-import type { TraceContext } from '../../../../libs/observability/src/index.js';
+import type { TraceContext } from '#observability/index.js';
 
 /** Who is connected to the MCP endpoint and which skills the connection shows (fixed when it opens). */
 export interface McpConnection {

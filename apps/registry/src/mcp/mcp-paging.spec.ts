@@ -1,5 +1,5 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { encodeCursor } from '../../../../libs/contracts/src/index.js';
+import { encodeCursor } from '#contracts/index.js';
 import { mcpPage } from './mcp-paging.js';
 
 describe('MCP list paging', () => {

@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { CursorInvalid, decodeCursor, encodeCursor } from '../../../../libs/contracts/src/index.js';
+import { CursorInvalid, decodeCursor, encodeCursor } from '#contracts/index.js';
 
 /** The key a cursor names, or undefined for the first page; a forged or malformed cursor is -32602. */
 export function decodeMcpCursor(cursor: unknown): string | undefined {

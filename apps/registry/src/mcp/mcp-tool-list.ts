@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
-import { encodeCursor } from '../../../../libs/contracts/src/index.js';
+import { encodeCursor } from '#contracts/index.js';
 import { decodeMcpCursor } from './mcp-paging.js';
 import { ExposedSkills, type ExposedSkill, type ToolFilter, filterKey } from '../tool-definitions/exposed-skills.js';
 import { toMcpTool } from '../tool-definitions/tool-definition-formats.js';

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
-import { isTerminal, type ExecutionRecord } from '../../../../libs/executions/src/index.js';
+import { isTerminal, type ExecutionRecord } from '#executions/index.js';
 import type { ExposedSkill } from '../tool-definitions/exposed-skills.js';
 import { DomainError, InputInvalid, asDomainError } from '../problem/domain-errors.js';
 import { hasObjectOutput } from '../tool-definitions/tool-definition-formats.js';

@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { metricsAuthorized } from '../../../../libs/observability/src/index.js';
+import { metricsAuthorized } from '#observability/index.js';
 import { Public } from '../auth/auth.guard.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Unauthenticated } from '../auth/token-authenticator.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
-import { DURATION_BUCKETS, createMetricsRegistry, seconds } from '../../../../libs/observability/src/index.js';
+import { SKILL_STATUSES } from '#contracts/index.js';
+import { DURATION_BUCKETS, createMetricsRegistry, seconds } from '#observability/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { ToolDirectory } from '../tools/tool-directory.js';
 

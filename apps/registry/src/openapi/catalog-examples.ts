@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../../../libs/database/src/paths.js';
+import { projectRoot } from '#database/paths.js';
 import type { ExecutionView } from '../executions/execution.views.js';
 
 /**

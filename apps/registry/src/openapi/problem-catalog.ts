@@ -1,9 +1,9 @@
 import { Logger, ServiceUnavailableException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { CursorInvalid, JsonRejected, allowedTransitions } from '../../../../libs/contracts/src/index.js';
-import { ArchiveRejected, PackageTooLarge } from '../../../../libs/package-store/src/index.js';
-import { TwinFailure } from '../../../../libs/twin/src/index.js';
+import { CursorInvalid, JsonRejected, allowedTransitions } from '#contracts/index.js';
+import { ArchiveRejected, PackageTooLarge } from '#package-store/index.js';
+import { TwinFailure } from '#twin/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import {
   ConcurrentModification,

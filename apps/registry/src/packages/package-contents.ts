@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PackageStore, mediaTypeOf, packPackageArchive, type ManifestEntry } from '../../../../libs/package-store/src/index.js';
+import { PackageStore, mediaTypeOf, packPackageArchive, type ManifestEntry } from '#package-store/index.js';
 import { SkillQueries } from '../skills/skill-queries.js';
 import { PackageFileNotFound, PackageNotStored } from '../problem/domain-errors.js';
 

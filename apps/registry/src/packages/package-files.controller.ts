@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isTextMediaType } from '../../../../libs/package-store/src/index.js';
+import { isTextMediaType } from '#package-store/index.js';
 import { PackageContents } from './package-contents.js';
 import { ApiContent, ApiJson, ApiNotModified, ApiProblems, BINARY } from '../openapi/api-decorators.js';
 import { type PackageFilesView, packageFilesView } from './package.views.js';

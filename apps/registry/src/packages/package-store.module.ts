@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
-import { createPgPool } from '../../../../libs/database/src/index.js';
-import { PackageStore } from '../../../../libs/package-store/src/index.js';
+import { createPgPool } from '#database/index.js';
+import { PackageStore } from '#package-store/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 const PACKAGES_PG = Symbol('PACKAGES_PG');

@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { presentVersion } from '../skills/skill.presenter.js';
 import { PublishPackage } from './publish-package.js';
-import type { ValidationIssue } from '../../../../libs/skill-loader/src/index.js';
+import type { ValidationIssue } from '#skill-loader/index.js';
 import { ApiBinaryBody, ApiJson, ApiProblems } from '../openapi/api-decorators.js';
 import { type PublishedPackageView, type ValidatedPackageView, publishOutcomeView, publishedPackageView } from './package.views.js';
 

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import { splitSkillMarkdown } from '../../../../libs/agent-skills/src/index.js';
-import { PackageStore, manifestHash, manifestOf, readPackageArchive, type PackageFile } from '../../../../libs/package-store/src/index.js';
+import { splitSkillMarkdown } from '#agent-skills/index.js';
+import { PackageStore, manifestHash, manifestOf, readPackageArchive, type PackageFile } from '#package-store/index.js';
 import type { Principal } from '../auth/principal.js';
 import { assertMayPublish } from '../auth/token-authenticator.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';

@@ -1,7 +1,7 @@
-import { clip, printable } from '../../../../libs/contracts/src/strict-json.js';
-import { isDatabaseUnavailable } from '../../../../libs/database/src/pg-pool.js';
-import { ArchiveRejected, PackageTooLarge } from '../../../../libs/package-store/src/index.js';
-import { TwinFailure } from '../../../../libs/twin/src/index.js';
+import { clip, printable } from '#contracts/strict-json.js';
+import { isDatabaseUnavailable } from '#database/pg-pool.js';
+import { ArchiveRejected, PackageTooLarge } from '#package-store/index.js';
+import { TwinFailure } from '#twin/index.js';
 
 /**
  * Typed errors of the registry's domain. They carry a stable code and the facts a client needs;

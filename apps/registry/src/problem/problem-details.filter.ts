@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { JsonRejected } from '../../../../libs/contracts/src/index.js';
+import { JsonRejected } from '#contracts/index.js';
 import { problem, toProblem, type ProblemDetails } from './problem-details.js';
 
 /** The REST transport's one error mapper: every error leaves as application/problem+json. */

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { CursorInvalid, JsonRejected } from '../../../../libs/contracts/src/index.js';
+import { CursorInvalid, JsonRejected } from '#contracts/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import { DomainError, InputInvalid, RequestInvalid, asDomainError } from './domain-errors.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
+import { SKILL_STATUSES } from '#contracts/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 
 /**

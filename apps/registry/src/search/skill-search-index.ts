@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SearchIndex, type SearchDocument, type SearchHit, type SearchQuery } from '../../../../libs/search/src/index.js';
+import { SearchIndex, type SearchDocument, type SearchHit, type SearchQuery } from '#search/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillRecord, type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { SKILL_STATUSES } from '../../../../libs/contracts/src/index.js';
-import { COMPATIBILITY_POLICIES } from '../../../../libs/skill-loader/src/index.js';
+import { SKILL_STATUSES } from '#contracts/index.js';
+import { COMPATIBILITY_POLICIES } from '#skill-loader/index.js';
 import { apiComponent } from '../openapi/openapi-components.js';
 import { isoDateTime, jsonObject, jsonSchemaDocument, nextCursor } from '../openapi/wire-types.js';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isExecutable } from '../../../../libs/contracts/src/index.js';
+import { isExecutable } from '#contracts/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 

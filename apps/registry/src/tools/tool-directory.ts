@@ -5,8 +5,8 @@ import {
   parseToolAdapters,
   type AdapterStatus,
   type BridgeToolDescriptor,
-} from '../../../../libs/mcp-bridge/src/index.js';
-import type { ToolRef } from '../../../../libs/skill-loader/src/index.js';
+} from '#mcp-bridge/index.js';
+import type { ToolRef } from '#skill-loader/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 /** Availability of one tool a skill requires. */

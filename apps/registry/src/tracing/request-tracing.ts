@@ -1,12 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import {
-  SpanKind,
-  SpanStatusCode,
-  type Span,
-  type TraceContext,
-  extractTraceContext,
-  startSpan,
-} from '../../../../libs/observability/src/index.js';
+import { SpanKind, SpanStatusCode, type Span, type TraceContext, extractTraceContext, startSpan } from '#observability/index.js';
 
 type TracedRequest = FastifyRequest & { traceSpan?: Span; traceContext?: TraceContext };
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { PackageStore } from '../../../../libs/package-store/src/index.js';
-import { resolveExampleTwin } from '../../../../libs/skill-loader/src/index.js';
-import { TwinStore } from '../../../../libs/twin/src/index.js';
+import { PackageStore } from '#package-store/index.js';
+import { resolveExampleTwin } from '#skill-loader/index.js';
+import { TwinStore } from '#twin/index.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { PackageNotStored } from '../problem/domain-errors.js';
 

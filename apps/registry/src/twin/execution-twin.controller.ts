@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { TwinStore } from '../../../../libs/twin/src/index.js';
+import { TwinStore } from '#twin/index.js';
 import { ExecutionQueries } from '../executions/execution-queries.js';
 import { executionIdParam, parseExecutionId } from '../executions/executions.dto.js';
 import { ApiJson, ApiProblems } from '../openapi/api-decorators.js';

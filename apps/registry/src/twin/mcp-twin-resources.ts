@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
-import { isTextMediaType } from '../../../../libs/package-store/src/index.js';
-import { TwinFailure, TwinStore } from '../../../../libs/twin/src/index.js';
+import { isTextMediaType } from '#package-store/index.js';
+import { TwinFailure, TwinStore } from '#twin/index.js';
 import type { McpConnection } from '../mcp/mcp-connection.js';
 import { twinUri } from './twin.presenter.js';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
-import { createPgPool } from '../../../../libs/database/src/index.js';
-import { TwinStore, twinLimitsOf } from '../../../../libs/twin/src/index.js';
+import { createPgPool } from '#database/index.js';
+import { TwinStore, twinLimitsOf } from '#twin/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 const TWIN_PG = Symbol('TWIN_PG');

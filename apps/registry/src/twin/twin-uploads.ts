@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { TwinFailure, type TwinLimits } from '../../../../libs/twin/src/index.js';
+import { TwinFailure, type TwinLimits } from '#twin/index.js';
 
 /**
  * Uploads of work product content arrive as raw bytes of any media type (a STEP file, a mesh, JSON):

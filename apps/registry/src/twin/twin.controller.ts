@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Headers, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { TwinStore, twinLimitsOf } from '../../../../libs/twin/src/index.js';
-import { isTextMediaType } from '../../../../libs/package-store/src/index.js';
+import { TwinStore, twinLimitsOf } from '#twin/index.js';
+import { isTextMediaType } from '#package-store/index.js';
 import { AnyToken, CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';

@@ -1,4 +1,4 @@
-import type { BranchView, ConstraintsView, ProvenanceView, RevisionView, WorkProductView } from '../../../../libs/twin/src/index.js';
+import type { BranchView, ConstraintsView, ProvenanceView, RevisionView, WorkProductView } from '#twin/index.js';
 import type { BranchWire, ConstraintsWire, ProvenanceWire, RevisionWire, WorkProductWire } from './twin.views.js';
 
 /** The twin's views on the wire (REST and MCP): snake_case, ISO times; exactly the views of twin.views.ts. */

@@ -1,0 +1,63 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type pg from 'pg';
+import { createPgPool } from '#database/pg-pool.js';
+import { BatchedExecutionWrites, DEFAULT_EXECUTION_WRITE_BATCHING, type ExecutionWriteBatching } from './batched-execution-writes.js';
+import { ExecutionEventLog } from './execution-events.js';
+import { ExecutionsRepository } from './executions.repository.js';
+
+/**
+ * How a process's Redis commands behave while Redis is away. The registry fails fast (an execution
+ * request answers 503 at once, catalog reads go on); the executor retries a few times and pipelines
+ * (the events of executions that end together go out in one write).
+ */
+export type ExecutionRedisBehaviour = Pick<RedisOptions, 'maxRetriesPerRequest' | 'enableOfflineQueue' | 'enableAutoPipelining'>;
+
+export interface ExecutionConnectionSettings {
+  databaseUrl: string;
+  /** Connections of the Postgres pool. */
+  poolSize: number;
+  redisUrl: string;
+  /** BullMQ and event-stream key prefix. */
+  queuePrefix: string;
+  redis: ExecutionRedisBehaviour;
+  /** Group commit of the execution writes (creates, attempt starts, finishes). */
+  batching?: ExecutionWriteBatching;
+  /** Told when an idle Postgres connection is lost (a restart); the pool connects again on the next query. */
+  onPoolError?: (error: Error) => void;
+}
+
+/**
+ * The connections a process needs to record and announce executions (one Postgres pool, one Redis
+ * client) and what stands on them: the records, their group-committed writes and the event log.
+ * Opened the same way by the registry and the executor, closed in one call.
+ */
+export class ExecutionConnections {
+  private constructor(
+    readonly pool: pg.Pool,
+    readonly redis: Redis,
+    readonly executions: ExecutionsRepository,
+    readonly writes: BatchedExecutionWrites,
+    readonly events: ExecutionEventLog,
+  ) {}
+
+  static open(settings: ExecutionConnectionSettings): ExecutionConnections {
+    const pool = createPgPool(settings.databaseUrl, settings.poolSize, settings.onPoolError);
+    // Connection errors are expected while Redis is away; the commands that fail report them where they are used.
+    const redis = new Redis(settings.redisUrl, settings.redis);
+    redis.on('error', () => undefined);
+    const executions = new ExecutionsRepository(pool);
+    return new ExecutionConnections(
+      pool,
+      redis,
+      executions,
+      new BatchedExecutionWrites(executions, settings.batching ?? DEFAULT_EXECUTION_WRITE_BATCHING),
+      new ExecutionEventLog(redis, settings.queuePrefix),
+    );
+  }
+
+  /** Ends both connections (after everything using them has stopped). */
+  async close(): Promise<void> {
+    this.redis.disconnect();
+    await this.pool.end().catch(() => undefined);
+  }
+}
