@@ -48,11 +48,12 @@ try {
     if (response.status !== 200) throw new Error(`promote ${name}: ${response.status} ${await response.text()}`);
   }
   executor = await startExecutorProcess({ ...env, PACKAGE_CACHE_DIR: cache, EXECUTOR_CONCURRENCY: String(CONCURRENCY) });
-  /** The executor's own view: its sandbox threads (from its /metrics). */
+  /** The executor's own view (from its /metrics): its sandbox threads and the main thread's heap. */
   const inside = async () => {
     const text = await (await fetch(`http://127.0.0.1:${executor.port}/metrics`)).text();
     const metric = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN);
-    return `${metric('skill_sandbox_threads')} sandbox threads`;
+    const mb = (name) => (metric(name) / 1024 / 1024).toFixed(0);
+    return `${metric('skill_sandbox_threads')} sandbox threads; main thread's heap ${mb('nodejs_heap_size_used_bytes')} MB used of ${mb('nodejs_heap_size_total_bytes')}`;
   };
   const rssAtStart = await rssMb(executor.child.pid);
   const insideAtStart = await inside();

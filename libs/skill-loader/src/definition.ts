@@ -4,6 +4,7 @@ import { closest, EXPECTATIONS, formatFieldPath, hintFor } from './definition-me
 import { describeValue } from './describe.js';
 import { checkTwinFixtureRules, twinFixtureSchema, twinWorkProductSchema, type ExampleTwinFixture } from './example-twin.js';
 import { IssueList, toJsonPointer } from './issues.js';
+import { SCHEMA_REF_PATTERN } from './schema-check.js';
 
 /** An MCP tool a skill needs, as declared in definition.json. */
 export interface ToolRef {
@@ -61,7 +62,6 @@ export interface SkillDefinition {
 
 export const SKILL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const TOOL_ID_PATTERN = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_]*$/;
-export const SCHEMA_REF_PATTERN = /^schema\.([A-Za-z_$][A-Za-z0-9_$]*)$/;
 
 /** Strict semver MAJOR.MINOR.PATCH[-prerelease]: no `v` prefix, no build metadata. */
 export function isStrictSemver(value: string): boolean {

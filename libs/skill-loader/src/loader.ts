@@ -1,18 +1,19 @@
-import { SkillLoadError, type SkillHandlerClass } from '@skill-registry/sdk';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import type { SkillHandlerClass } from '@skill-registry/sdk';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { checkDefinition, isStrictSemver, SKILL_NAME_PATTERN, type SkillDefinition } from './definition.js';
 import { checkTwinFixtureFiles } from './example-twin.js';
 import { ExampleValidator } from './examples-check.js';
 import { checkHandlerSchemas, pickHandlerClass } from './handler-check.js';
+import { HandlerLoader, realPathOf, type HandlerDefinition } from './handler-loader.js';
 import { IssueList, type ValidationIssue } from './issues.js';
 import { parseJsonText } from './json-file.js';
 import { describeLoadError } from './load-error.js';
-import { cacheSubdir, resolveCacheDir } from './cache-dir.js';
-import { PackageModuleRuntime, type ModuleScope } from './module-runtime.js';
+import { cacheSubdir } from './cache-dir.js';
+import type { PackageModuleRuntime } from './module-runtime.js';
 import { EMPTY_PACKAGE_HASH, hashSkillPackageSync } from './package-files.js';
-import { exportNameOf, resolveSchema, type ResolvedSchema, type SchemaRole } from './schema-check.js';
+import { resolveSchema, type ResolvedSchema, type SchemaRole } from './schema-check.js';
 import { checkSkillMarkdown } from './skill-md.js';
 
 /** A skill package as read from disk: what could be loaded, and every issue found. */
@@ -73,25 +74,22 @@ export class SkillPackageLoader {
   /** Directory of the on-disk caches, null when caching is off. */
   readonly cacheDir: string | null;
   private readonly runtime: PackageModuleRuntime;
+  private readonly handlers: HandlerLoader;
   private readonly examples: ExampleValidator;
 
   /** Throws when the SDK cannot be loaded: that is a broken installation, not a broken package. */
   constructor(options: SkillPackageLoaderOptions = {}) {
-    const cacheDir = resolveCacheDir(options.cacheDir);
-    this.cacheDir = cacheDir;
-    this.runtime = new PackageModuleRuntime({
-      sdkEntry: options.sdkEntry,
-      transpileCacheDir: cacheSubdir(cacheDir, 'jiti'),
-      transpiler: options.transpiler,
-    });
-    this.examples = new ExampleValidator(cacheSubdir(cacheDir, 'ajv'));
+    this.handlers = HandlerLoader.create(options);
+    this.cacheDir = this.handlers.cacheDir;
+    this.runtime = this.handlers.runtime;
+    this.examples = new ExampleValidator(cacheSubdir(this.cacheDir, 'ajv'));
     this.sdkEntry = this.runtime.sdkEntry;
     this.sdkTestingEntry = this.runtime.sdkTestingEntry;
   }
 
   /** The SDK module exactly as packages see it (same classes), e.g. to raise its errors inside a sandbox. */
   get packageSdk(): Record<string, unknown> {
-    return this.runtime.sdk as unknown as Record<string, unknown>;
+    return this.handlers.packageSdk;
   }
 
   /** Read and check the package in `dir`. */
@@ -141,41 +139,11 @@ export class SkillPackageLoader {
     return result;
   }
 
-  /**
-   * The handler class of a package whose definition is known (for the executor): evaluated afresh, checked to
-   * be the single SkillBase subclass using the schemas the definition names. Throws SkillLoadError otherwise.
-   */
-  async loadHandlerClass(dir: string, definition: SkillDefinition): Promise<SkillHandlerClass> {
-    const packagePath = realPathOf(dir);
-    const issues = new IssueList();
-    const scope = this.runtime.openScope();
-    const schemaExports = this.importModule(scope, packagePath, 'schema.ts', 'schema', issues);
-    const handlerExports = this.importModule(scope, packagePath, 'handler.ts', 'handler', issues);
-    const found = handlerExports ? pickHandlerClass(handlerExports, this.runtime.sdk, issues) : null;
-    if (found && schemaExports) {
-      for (const role of ['input', 'output'] as const) {
-        const exportName = exportNameOf(definition[`${role}_schema`]);
-        const expected: ResolvedSchema = { exportName, schema: schemaExports[exportName], jsonSchema: null };
-        if (expected.schema === undefined)
-          issues.error(
-            'schema',
-            'definition.json',
-            `/${role}_schema`,
-            `schema.ts has no export '${exportName}'`,
-            'Load the package to see its issues.',
-          );
-        else checkHandlerSchemas(found, role, expected, schemaExports, issues);
-      }
-    }
-    const errors = issues.items.filter((issue) => issue.severity === 'error');
-    if (!found || errors.length > 0) {
-      throw new SkillLoadError(definition.name, errors.map((issue) => `${issue.file}: ${issue.message}`).join('; '), packagePath);
-    }
-    return found.handlerClass;
+  /** HandlerLoader.loadHandlerClass, on this loader's runtime. */
+  loadHandlerClass(dir: string, definition: HandlerDefinition): Promise<SkillHandlerClass> {
+    return this.handlers.loadHandlerClass(dir, definition);
   }
 
-  // Synchronous on purpose: evaluating TypeScript is synchronous anyway, and awaiting a dozen small file reads
-  // per package left the thread idle for half of a warm start.
   private check(packagePath: string, result: LoadedSkillPackage, issues: IssueList): void {
     const present = this.checkFiles(packagePath, issues);
     const directoryName = basename(packagePath);
@@ -203,7 +171,7 @@ export class SkillPackageLoader {
       checkSkillMarkdown(readFileSync(join(packagePath, 'SKILL.md'), 'utf8'), fields.name ?? result.identity.name, issues);
 
     const scope = this.runtime.openScope();
-    const schemaExports = present.has('schema.ts') ? this.importModule(scope, packagePath, 'schema.ts', 'schema', issues) : null;
+    const schemaExports = present.has('schema.ts') ? this.handlers.importModule(scope, packagePath, 'schema.ts', 'schema', issues) : null;
     const resolved: Record<SchemaRole, ResolvedSchema | null> = { input: null, output: null };
     if (schemaExports) {
       const reportedPointers = new Set<string>();
@@ -216,7 +184,9 @@ export class SkillPackageLoader {
     result.inputJsonSchema = resolved.input?.jsonSchema ?? null;
     result.outputJsonSchema = resolved.output?.jsonSchema ?? null;
 
-    const handlerExports = present.has('handler.ts') ? this.importModule(scope, packagePath, 'handler.ts', 'handler', issues) : null;
+    const handlerExports = present.has('handler.ts')
+      ? this.handlers.importModule(scope, packagePath, 'handler.ts', 'handler', issues)
+      : null;
     const found = handlerExports ? pickHandlerClass(handlerExports, this.runtime.sdk, issues) : null;
     if (found && schemaExports) {
       for (const role of ['input', 'output'] as const) {
@@ -255,27 +225,6 @@ export class SkillPackageLoader {
     }
     return present;
   }
-
-  private importModule(
-    scope: ModuleScope,
-    packagePath: string,
-    file: string,
-    category: 'schema' | 'handler',
-    issues: IssueList,
-  ): Record<string, unknown> | null {
-    try {
-      return scope(join(packagePath, file));
-    } catch (error) {
-      issues.error(
-        category,
-        file,
-        '',
-        `${file} failed to load: ${describeLoadError(error, packagePath, this.runtime.mapPosition)}`,
-        `Fix the error in ${file} (run "npx tsc --noEmit" for type errors; the loader does not type-check).`,
-      );
-      return null;
-    }
-  }
 }
 
 function isDirectory(path: string): boolean {
@@ -283,14 +232,6 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-function realPathOf(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return resolve(dir);
   }
 }
 

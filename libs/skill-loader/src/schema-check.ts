@@ -1,7 +1,9 @@
 import { describeValue } from './describe.js';
-import { SCHEMA_REF_PATTERN } from './definition.js';
 import { IssueList } from './issues.js';
 import type { RuntimeSdk } from './module-runtime.js';
+
+/** A definition's `input_schema`/`output_schema`: `schema.<ExportName>`. */
+export const SCHEMA_REF_PATTERN = /^schema\.([A-Za-z_$][A-Za-z0-9_$]*)$/;
 
 /** Input or output side of a skill. */
 export type SchemaRole = 'input' | 'output';

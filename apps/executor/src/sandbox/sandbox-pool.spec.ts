@@ -72,6 +72,22 @@ describe('SandboxPool', () => {
     }
   });
 
+  it('does not grow while every run waits less than spawnAfterMs, however long some run has been waiting', async () => {
+    // One thread, three runs of 20 ms at a time for about a second: a run is always waiting, none for long.
+    const pool = new SandboxPool(entry, { maxThreads: 4, cancelGraceMs: 100, spawnAfterMs: 250 });
+    try {
+      await pool.warm(1);
+      const until = Date.now() + 1000;
+      const loop = async () => {
+        while (Date.now() < until) expect(await run(pool, { ms: 20 })).toMatchObject({ ok: true });
+      };
+      await Promise.all([loop(), loop(), loop()]);
+      expect(pool.size).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('replaces a thread that asks to be retired (it loaded the compiler) once its run is done', async () => {
     const pool = new SandboxPool(entry, { maxThreads: 2, cancelGraceMs: 100 });
     try {

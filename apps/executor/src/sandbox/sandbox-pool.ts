@@ -59,7 +59,7 @@ export class SandboxPool {
   private readonly idle: SandboxThread[] = [];
   private readonly all = new Set<SandboxThread>();
   /** Runs waiting for a thread, oldest first. */
-  private readonly waiting: { take: (thread: SandboxThread) => void; fail: (error: Error) => void }[] = [];
+  private readonly waiting: { take: (thread: SandboxThread) => void; fail: (error: Error) => void; since: number }[] = [];
   /** The pending start of one more thread for waiting runs (see grow). */
   private growth: NodeJS.Timeout | null = null;
   /** Threads kept however long idle: those warm() started. */
@@ -188,32 +188,41 @@ export class SandboxPool {
     if (idle) return Promise.resolve(this.claim(idle));
     if (this.all.size === 0) return Promise.resolve(this.claim(this.spawn()));
     return new Promise<SandboxThread>((resolve, reject) => {
-      this.waiting.push({ take: (thread) => resolve(this.claim(thread)), fail: reject });
+      this.waiting.push({ take: (thread) => resolve(this.claim(thread)), fail: reject, since: performance.now() });
       this.grow();
     });
   }
 
   /**
-   * While runs wait for a thread, one more thread is started every spawnAfterMs (one at a time,
-   * up to maxThreads): short runs free their thread sooner than that, so the pool stays small; long
-   * ones (tool calls, slow handlers) make it grow to what they need. A thread start costs a new
-   * V8 isolate loading the loader, the SDK and zod: far more than many short runs.
+   * When a run has waited spawnAfterMs for a thread, one more thread is started (one at a time, up to
+   * maxThreads): short runs free their thread sooner than that, so the pool stays small, however
+   * steadily runs queue behind each other; long ones (tool calls, slow handlers) make it grow to what
+   * they need. A thread start costs a new V8 isolate loading the module runtime, the SDK and zod: far
+   * more than many short runs.
    */
   private grow(): void {
     if (this.growth || this.closed || this.waiting.length === 0 || this.all.size >= this.options.maxThreads) return;
-    this.growth = setTimeout(() => {
-      if (this.waiting.length === 0 || this.closed || this.all.size >= this.options.maxThreads) {
-        this.growth = null;
-        return;
-      }
-      const thread = this.spawn();
-      const handOver = () => {
-        this.growth = null;
-        if (this.all.has(thread)) this.release(thread);
-        this.grow();
-      };
-      void thread.ready.then(handOver, handOver);
-    }, this.options.spawnAfterMs ?? SPAWN_AFTER_MS);
+    const spawnAfterMs = this.options.spawnAfterMs ?? SPAWN_AFTER_MS;
+    const oldest = this.waiting[0] as (typeof this.waiting)[number];
+    this.growth = setTimeout(
+      () => {
+        // The timer stays in `growth` while the new thread starts, so that one start is under way at a time.
+        if (this.waiting.length === 0 || this.closed || this.all.size >= this.options.maxThreads) return void (this.growth = null);
+        // The run this timer was for may have got a thread meanwhile: wait for the one now oldest.
+        if (performance.now() - (this.waiting[0] as (typeof this.waiting)[number]).since < spawnAfterMs) {
+          this.growth = null;
+          return this.grow();
+        }
+        const thread = this.spawn();
+        const handOver = () => {
+          this.growth = null;
+          if (this.all.has(thread)) this.release(thread);
+          this.grow();
+        };
+        void thread.ready.then(handOver, handOver);
+      },
+      Math.max(0, oldest.since + spawnAfterMs - performance.now()),
+    );
   }
 
   private claim(thread: SandboxThread): SandboxThread {

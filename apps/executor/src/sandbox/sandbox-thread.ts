@@ -5,14 +5,15 @@
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
-import { SkillPackageLoader } from '#skill-loader/index.js';
+// The handler loader alone, not the package validation: each thread carries only what runs handlers.
+import { HandlerLoader } from '#skill-loader/handler-loader.js';
 import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread, TwinOp } from './sandbox-protocol.js';
 
 if (!parentPort) throw new Error('sandbox-thread must run in a worker thread');
 const port = parentPort;
 // Babel, not SWC: this thread may be terminated (hard timeout), and terminating a thread that loaded
 // SWC's native addon crashes the process.
-const loader = new SkillPackageLoader({ transpiler: 'babel' });
+const loader = HandlerLoader.create({ transpiler: 'babel' });
 /** Handler classes by package, most recently used last; bounded, so a long-lived thread does not keep every version it ever ran. */
 const handlers = new Map<string, SkillHandlerClass>();
 const MAX_HANDLERS = 16;
@@ -122,7 +123,7 @@ async function handlerFor(request: RunRequest): Promise<SkillHandlerClass> {
       name: request.skillName,
       input_schema: request.inputSchemaRef,
       output_schema: request.outputSchemaRef,
-    } as Parameters<SkillPackageLoader['loadHandlerClass']>[1]);
+    });
     if (handlers.size >= MAX_HANDLERS) handlers.delete(handlers.keys().next().value as string);
   }
   handlers.set(key, handler);
