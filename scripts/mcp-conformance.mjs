@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { NODE_ARGS } from './node-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SUITE = '@modelcontextprotocol/conformance';
@@ -155,6 +156,7 @@ function listScenarios(node22, cli) {
 }
 
 function start(name, entry, outDir, env) {
+  const nodeArgs = NODE_ARGS[name];
   const log = createWriteStream(path.join(outDir, `${name}.log`));
   const inherited = { ...process.env };
   for (const key of [
@@ -168,7 +170,7 @@ function start(name, entry, outDir, env) {
   ]) {
     delete inherited[key];
   }
-  const child = spawn(process.execPath, [path.join(root, entry)], {
+  const child = spawn(process.execPath, [...(nodeArgs ?? []), path.join(root, entry)], {
     cwd: root,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

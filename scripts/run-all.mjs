@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE_ARGS } from './node-args.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (relative) => path.join(root, 'dist', relative);
@@ -36,6 +37,7 @@ const processes = [
   {
     name: 'registry',
     entry: dist('apps/registry/src/main.js'),
+    nodeArgs: NODE_ARGS.registry,
     env: { TOOL_ADAPTERS: toolAdapters },
     ready: `http://${urlHost(probeHost('127.0.0.1'))}:${registryPort}/readyz`,
     port: registryPort,
@@ -43,6 +45,7 @@ const processes = [
   {
     name: 'executor',
     entry: dist('apps/executor/src/main.js'),
+    nodeArgs: NODE_ARGS.executor,
     env: { TOOL_ADAPTERS: toolAdapters },
     ready: `http://${urlHost(probeHost('127.0.0.1'))}:${executorPort}/readyz`,
     port: executorPort,
@@ -70,7 +73,7 @@ function stopAll(code) {
 }
 
 for (const spec of processes) {
-  const child = spawn(process.execPath, [spec.entry], {
+  const child = spawn(process.execPath, [...(spec.nodeArgs ?? []), spec.entry], {
     cwd: root,
     env: { ...process.env, ...spec.env },
     stdio: ['ignore', 'pipe', 'pipe'],

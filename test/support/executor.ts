@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { NODE_ARGS } from '../../scripts/node-args.mjs';
 import { REPO_ROOT } from './skill-packages.js';
 
 const MAIN = path.join(REPO_ROOT, 'dist/apps/executor/src/main.js');
@@ -35,7 +36,7 @@ export async function startExecutor(options: {
 }): Promise<RunningExecutor> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run "npm run build" first (npm test does)`);
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...NODE_ARGS.executor, MAIN], {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -8,13 +8,14 @@ import type { McpBridge } from '@skill-registry/sdk';
 
 /**
  * A stand-in sandbox thread speaking the pool's protocol: answers each run with its input after
- * `input.ms` milliseconds (busy for that long), and asks to be retired when `input.retire` is set.
+ * `input.ms` milliseconds (busy for that long), asks to be retired when `input.retire` is set, and adds
+ * its thread id to the output when `input.whoami` is set.
  */
 const THREAD_SOURCE = `
-import { parentPort } from 'node:worker_threads';
+import { parentPort, threadId } from 'node:worker_threads';
 parentPort.on('message', (message) => {
   if (message.type !== 'run') return;
-  setTimeout(() => parentPort.postMessage({ type: 'result', runId: message.runId, outcome: 'ok', output: message.input, retire: message.input.retire === true }), message.input.ms ?? 0);
+  setTimeout(() => parentPort.postMessage({ type: 'result', runId: message.runId, outcome: 'ok', output: message.input.whoami ? { ...message.input, threadId } : message.input, retire: message.input.retire === true }), message.input.ms ?? 0);
 });
 parentPort.postMessage({ type: 'ready' });
 `;
@@ -67,6 +68,25 @@ describe('SandboxPool', () => {
       const outcomes = await Promise.all(Array.from({ length: 6 }, (_, index) => run(pool, { index, ms: 300 })));
       expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
       expect(pool.size).toBe(3);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a thread that asks to be retired first serves the runs already waiting (no compiler reload per new package)', async () => {
+    const pool = new SandboxPool(entry, { maxThreads: 1, cancelGraceMs: 100 });
+    try {
+      await pool.warm(1);
+      const outcomes = await Promise.all([
+        run(pool, { whoami: true, retire: true, ms: 50 }),
+        run(pool, { whoami: true, retire: true }),
+        run(pool, { whoami: true }),
+      ]);
+      const threads = outcomes.map((outcome) => (outcome.ok ? outcome.output.threadId : null));
+      expect(new Set(threads).size).toBe(1);
+      expect(threads[0]).toEqual(expect.any(Number));
+      // No run waits any more: it is retired now.
+      expect(pool.size).toBe(0);
     } finally {
       await pool.close();
     }

@@ -20,7 +20,7 @@ interface SandboxThread {
   worker: Worker;
   ready: Promise<void>;
   busy: boolean;
-  /** It carries the compiler (it had to transpile a package): replaced once its run ends. */
+  /** It carries the compiler (it had to transpile a package): retired when it is free and no run waits. */
   retire: boolean;
   idleSince: number;
 }
@@ -232,10 +232,12 @@ export class SandboxPool {
 
   private release(thread: SandboxThread): void {
     thread.busy = false;
-    // A retired thread's successor reads the compiled package from the loader's cache, without the compiler.
-    if (this.closed || thread.retire) return this.discard(thread);
-    const waiter = this.waiting.shift();
+    const waiter = this.closed ? undefined : this.waiting.shift();
+    // A thread carrying the compiler serves the runs waiting now (more new packages compile without
+    // loading it again), and is retired when none wait; its successor reads the compiled packages from
+    // the loader's cache, without the compiler.
     if (waiter) waiter.take(thread);
+    else if (this.closed || thread.retire) this.discard(thread);
     else {
       thread.idleSince = Date.now();
       this.idle.push(thread);
