@@ -34,6 +34,23 @@ describe('token authenticator', () => {
     expect(withAgents.authorize('Bearer admin-token-1', 'read').role).toBe('admin');
   });
 
+  it('answers a token it recognised before the same way, and every other token as before, however many it saw', () => {
+    const authenticator = new TokenAuthenticator(loadConfig({ ADMIN_TOKENS: 'root=admin-token-1', AGENT_TOKENS: 'bot=agent-token-1' }));
+    for (let round = 0; round < 3; round++) {
+      expect(authenticator.authorize('Bearer agent-token-1', 'read')).toEqual({ identity: 'bot', role: 'agent' });
+      expect(() => authenticator.authorize('Bearer agent-token-1', 'admin')).toThrow(Forbidden);
+      expect(authenticator.authorize('Bearer admin-token-1', 'admin')).toEqual({ identity: 'root', role: 'admin' });
+      // Near misses of a recognised token stay unknown.
+      for (const near of ['agent-token-', 'agent-token-11', 'Agent-token-1']) {
+        expect(() => authenticator.authorize(`Bearer ${near}`, 'read')).toThrow(Unauthenticated);
+      }
+    }
+    for (let index = 0; index < 3000; index++) {
+      expect(() => authenticator.authorize(`Bearer unknown-${index}`, 'read')).toThrow(Unauthenticated);
+    }
+    expect(authenticator.authorize('Bearer agent-token-1', 'read').identity).toBe('bot');
+  });
+
   it('lets publishers and admins publish, and refuses agents and callers without a token', () => {
     expect(withAgents.authorize('Bearer publisher-token-1', 'publish')).toEqual({
       identity: 'acme',

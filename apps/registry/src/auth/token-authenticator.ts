@@ -3,6 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, type TokenEntry } from '../config/app-config.js';
 import { ANONYMOUS, mayPublish, type Principal } from './principal.js';
 
+/** Most recognised tokens remembered (see TokenAuthenticator.recognised); the oldest go first. */
+const MAX_RECOGNISED_TOKENS = 1024;
+
 export class Unauthenticated extends Error {
   readonly code = 'UNAUTHENTICATED';
 }
@@ -27,6 +30,13 @@ export type AccessLevel = 'public' | 'read' | 'write' | 'publish' | 'admin';
 export class TokenAuthenticator {
   /** Every configured token's hash decoded once (it was decoded from hex on every request), with its principal. */
   private readonly known: { hash: Buffer; principal: Principal }[];
+  /**
+   * Tokens already recognised, by their exact text (hashing and comparing cost a few µs per request
+   * on the hot reads, most of a read's own cost). Only tokens that matched are kept, so unknown
+   * tokens can neither fill it nor be told apart by timing; the configuration, which cannot change
+   * while the process runs, holds these same tokens in the environment already.
+   */
+  private readonly recognised = new Map<string, Principal>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const principals: [TokenEntry, Principal][] = [
@@ -70,8 +80,15 @@ export class TokenAuthenticator {
 
   /** The principal of a token; admin tokens first, then publisher, then agent (boot refuses one token in two lists). */
   private identify(token: string): Principal | null {
+    const remembered = this.recognised.get(token);
+    if (remembered) return remembered;
     const hash = createHash('sha256').update(token).digest();
-    return this.known.find((candidate) => timingSafeEqual(candidate.hash, hash))?.principal ?? null;
+    const principal = this.known.find((candidate) => timingSafeEqual(candidate.hash, hash))?.principal ?? null;
+    if (principal) {
+      if (this.recognised.size >= MAX_RECOGNISED_TOKENS) this.recognised.delete(this.recognised.keys().next().value as string);
+      this.recognised.set(token, principal);
+    }
+    return principal;
   }
 }
 
