@@ -8,6 +8,7 @@ import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { obliterateQueue } from '../support/executions.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT } from '../support/skill-packages.js';
+import { uniaxialBlockDeck } from '../support/block-decks.js';
 
 const CATALOG = path.join(REPO_ROOT, 'skills');
 const BLOCK_GEO = path.join(CATALOG, 'mechanical/export_mesh/examples/block.geo');
@@ -123,30 +124,7 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
     });
 
     // Uniform 10 MPa on the top face, bottom on rollers, two corners held: 10 MPa von Mises everywhere.
-    const nodeAt = (x: number, y: number, z: number) =>
-      [...meshInp.matchAll(/^(\d+), (\S+), (\S+), (\S+)$/gm)].find(
-        (line) => Number(line[2]) === x && Number(line[3]) === y && Number(line[4]) === z,
-      )?.[1];
-    const deck = [
-      '*INCLUDE, INPUT=mesh.inp',
-      '*NSET, NSET=ORIGIN',
-      `${nodeAt(0, 0, 0)},`,
-      '*NSET, NSET=XCORNER',
-      `${nodeAt(2, 0, 0)},`,
-      '*MATERIAL, NAME=STEEL',
-      '*ELASTIC',
-      '210000, 0.3',
-      '*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL',
-      '*BOUNDARY',
-      'bottom, 3, 3, 0',
-      'ORIGIN, 1, 2, 0',
-      'XCORNER, 2, 2, 0',
-      '*STEP',
-      '*STATIC',
-      '*DSLOAD',
-      'top, P, 10',
-      '*END STEP',
-    ].join('\n');
+    const deck = uniaxialBlockDeck(meshInp);
 
     const mcp = await connect('/mcp?branch=study');
     const result = await mcp.callTool({

@@ -16,6 +16,7 @@ import { gmshAdapter } from '../../apps/adapters/gmsh/src/adapter.js';
 import { spiceAdapter } from '../../apps/adapters/spice/src/adapter.js';
 import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
 import { isolateScratchRoot, startInProcess } from '../adapters/support.js';
+import { uniaxialBlockDeck } from '../support/block-decks.js';
 
 const skillsRoot = fileURLToPath(new URL('../../skills', import.meta.url));
 /** Each package with the version it holds. */
@@ -261,36 +262,9 @@ describe('mechanical/export_mesh on the real gmsh, solved by the real CalculiX',
     const { definition } = skills.get('mechanical/export_mesh')!;
     const twin = createFakeTwin();
     const mesh = await runSkill('mechanical/export_mesh', definition.examples[0].input, { twin });
-    // Bottom on rollers, two corners held against rigid-body motion, 10 MPa on the top face: a uniform uniaxial stress
-    // that linear tetrahedra represent exactly, so every region's von Mises is 10 MPa (1e-4 covers CalculiX's 6
-    // printed digits). The largest displacement is at the free top corner (2, 3, 4): p·H/E down and the Poisson
-    // expansion ν·p·x/E, ν·p·y/E sideways, |u| = (p/E)·√(4² + (0.3·2)² + (0.3·3)²). The safety factor against 235 MPa
-    // is 23.5.
-    // The corner nodes, found in the *NODE block of the mesh (a node line is "id, x, y, z").
-    const nodeAt = (x: number, y: number, z: number) =>
-      [...(mesh.inp as string).matchAll(/^(\d+), (\S+), (\S+), (\S+)$/gm)].find(
-        (line) => Number(line[2]) === x && Number(line[3]) === y && Number(line[4]) === z,
-      )?.[1];
-    const deck = [
-      '*INCLUDE, INPUT=mesh.inp',
-      '*NSET, NSET=ORIGIN',
-      `${nodeAt(0, 0, 0)},`,
-      '*NSET, NSET=XCORNER',
-      `${nodeAt(2, 0, 0)},`,
-      '*MATERIAL, NAME=STEEL',
-      '*ELASTIC',
-      '210000, 0.3',
-      '*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL',
-      '*BOUNDARY',
-      'bottom, 3, 3, 0',
-      'ORIGIN, 1, 2, 0',
-      'XCORNER, 2, 2, 0',
-      '*STEP',
-      '*STATIC',
-      '*DSLOAD',
-      'top, P, 10',
-      '*END STEP',
-    ].join('\n');
+    // The uniaxial block deck (test/support/block-decks.ts): 10 MPa von Mises in every region, the largest
+    // displacement (p/E)·√(4² + (0.3·2)² + (0.3·3)²); the safety factor against 235 MPa is 23.5.
+    const deck = uniaxialBlockDeck(mesh.inp as string);
     // The constraint lives on the mesh in the twin; the analysis runs on a study branch forked after the export.
     twin.setConstraints(mesh.mesh_work_product_id, [
       { kind: 'max_von_mises_stress', max_von_mises_mpa: 235, safety_factor: 1.5, material: 'steel_s235' },

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { TwinFailure, type TwinLimits } from '#twin/index.js';
 
 /**
@@ -9,14 +9,18 @@ import { TwinFailure, type TwinLimits } from '#twin/index.js';
  */
 const UPLOAD_TYPE = 'application/x-skill-registry-twin-upload';
 const CLIENT_TYPE = 'x-skill-registry-content-type';
-const UPLOAD_ROUTE = /^\/v1\/twin\/branches\/[^/?#]+\/work-products(\/[^/?#]+\/revisions)?\/?(\?|$)/;
+/** The upload routes, as TwinController registers them (the router's pattern of the request, not its raw URL). */
+const UPLOAD_ROUTES = new Set(['/v1/twin/branches/:branch/work-products', '/v1/twin/branches/:branch/work-products/:id/revisions']);
 
 export function registerTwinUploads(fastify: FastifyInstance): void {
   fastify.addContentTypeParser(UPLOAD_TYPE, (_request, payload, done) => done(null, payload));
-  fastify.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.method !== 'POST' || !UPLOAD_ROUTE.test(request.url)) return;
-    request.headers[CLIENT_TYPE] = request.headers['content-type'] ?? '';
-    request.headers['content-type'] = UPLOAD_TYPE;
+  // A callback hook, not an async one: every request passes it, and a promise per request is measurable.
+  fastify.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (request.method === 'POST' && UPLOAD_ROUTES.has(request.routeOptions.url as string)) {
+      request.headers[CLIENT_TYPE] = request.headers['content-type'] ?? '';
+      request.headers['content-type'] = UPLOAD_TYPE;
+    }
+    done();
   });
 }
 
