@@ -53,7 +53,14 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
       ? null
       : installReadFastPath(adapter.getInstance(), {
           hostGuard,
-          targets: () => ({ skills: app.get(SkillReads), search: app.get(SearchReads), authenticator: app.get(TokenAuthenticator) }),
+          targets: () => ({
+            skills: app.get(SkillReads),
+            search: app.get(SearchReads),
+            authenticator: app.get(TokenAuthenticator),
+            metrics: app.get(RegistryMetrics),
+          }),
+          // The Nest adapter's own flag (set when app.close() begins); it has no public accessor.
+          shuttingDown: () => (adapter as unknown as { isShuttingDown?: boolean }).isShuttingDown === true,
         });
   const app = await NestFactory.create<NestFastifyApplication>(RegistryModule.forRoot(config), adapter, {
     bufferLogs: true,

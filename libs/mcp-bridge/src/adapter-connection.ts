@@ -61,15 +61,23 @@ export class AdapterConnection {
    * adapter is asked again before answering.
    */
   async currentListing(): Promise<AdapterListing> {
+    const fresh = this.freshListing();
+    if (fresh) return fresh;
     const listing = this.listing;
     const age = listing ? Date.now() - listing.checkedAt : Infinity;
-    const fresh = listing?.reachable ? this.options.availabilityTtlMs : Math.min(this.options.availabilityTtlMs, UNREACHABLE_RECHECK_MS);
-    if (listing && age < fresh) return listing;
     const refresh = this.refresh();
     if (listing && listing.reachable && age < this.options.availabilityTtlMs * STALE_SERVE_FACTOR) {
       return listing;
     }
     return refresh;
+  }
+
+  /** The cached listing while it is trusted as it is (see currentListing), else null: then ask currentListing. */
+  freshListing(): AdapterListing | null {
+    const listing = this.listing;
+    if (!listing) return null;
+    const trustedMs = listing.reachable ? this.options.availabilityTtlMs : Math.min(this.options.availabilityTtlMs, UNREACHABLE_RECHECK_MS);
+    return Date.now() - listing.checkedAt < trustedMs ? listing : null;
   }
 
   /** Ask the adapter for its tools now (one request in flight at a time). Never rejects. */

@@ -2,7 +2,7 @@ import { McpTimeoutError, McpToolError, SkillError } from '@skill-registry/sdk';
 import type { McpBridge, ToolDescriptor, ToolInvokeOptions } from '@skill-registry/sdk';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { Tool } from '@modelcontextprotocol/client';
-import { AdapterConnection, describeError } from './adapter-connection.js';
+import { AdapterConnection, describeError, type AdapterListing } from './adapter-connection.js';
 import { BridgeConfigError, parseDisabledTools, parseToolAdapters, splitToolId } from './config.js';
 import { ToolDisabledError } from './errors.js';
 import { ExecutionBridgeView } from './execution-view.js';
@@ -154,9 +154,24 @@ export class McpBridgeClient implements McpBridge {
     const parts = splitToolId(toolId);
     const connection = parts && this.connections.get(parts.adapter);
     if (!parts || !connection) return null;
-    const listing = await connection.currentListing();
-    const tool = listing.tools.find((candidate) => candidate.name === parts.tool);
-    return tool ? this.describe(connection.name, tool, listing.reachable ? null : (listing.error ?? 'unreachable')) : null;
+    return this.toolIn(connection.name, await connection.currentListing(), parts.tool);
+  }
+
+  /**
+   * getTool's answer when it needs no waiting (the adapter's listing is fresh, or no adapter offers the
+   * id); undefined when it would have to ask the adapter: then call getTool.
+   */
+  getToolNow(toolId: string): BridgeToolDescriptor | null | undefined {
+    const parts = splitToolId(toolId);
+    const connection = parts && this.connections.get(parts.adapter);
+    if (!parts || !connection) return null;
+    const listing = connection.freshListing();
+    return listing ? this.toolIn(connection.name, listing, parts.tool) : undefined;
+  }
+
+  private toolIn(adapter: string, listing: AdapterListing, name: string): BridgeToolDescriptor | null {
+    const tool = listing.tools.find((candidate) => candidate.name === name);
+    return tool ? this.describe(adapter, tool, listing.reachable ? null : (listing.error ?? 'unreachable')) : null;
   }
 
   /** Reachability of every configured adapter (from the availability cache). */

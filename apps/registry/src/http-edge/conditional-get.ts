@@ -21,7 +21,7 @@ export interface JsonRead {
  */
 export const CATALOG_READ_CACHE_CONTROL = 'no-cache';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** A strong entity tag of `representation`: its SHA-256, base64url, cut to 22 characters (132 bits). */
 export function strongEtag(representation: string | Buffer): string {
@@ -57,5 +57,5 @@ export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, read:
   reply.header('etag', read.etag).header('cache-control', CATALOG_READ_CACHE_CONTROL);
   if (read.deprecation) setDeprecationSignalHeaders(reply, read.deprecation);
   if (ifNoneMatchMatches(request.headers['if-none-match'], read.etag)) return reply.code(304).send();
-  return reply.header('content-type', JSON_TYPE).send(read.body);
+  return reply.header('content-type', JSON_CONTENT_TYPE).send(read.body);
 }

@@ -1,5 +1,5 @@
 import { networkInterfaces, hostname } from 'node:os';
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { HostNotAllowed, OriginNotAllowed } from '../problem/domain-errors.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
@@ -31,7 +31,7 @@ export class HostGuard {
     return this.allowed ? [...this.allowed] : null;
   }
 
-  check(request: FastifyRequest): void {
+  check(request: { url: string; headers: IncomingHttpHeaders }): void {
     const path = request.url;
     const query = path.indexOf('?');
     if (UNGUARDED_PATHS.has(query < 0 ? path : path.slice(0, query))) return;

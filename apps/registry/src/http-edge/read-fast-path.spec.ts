@@ -12,9 +12,15 @@ describe('read fast path placement', () => {
   let fastify: FastifyInstance;
   let fastPath: ReadFastPath;
   let seenByLaterHook: string[];
+  let observed: unknown[][];
+  let seenByFastify: string[];
+  let shuttingDown: boolean;
 
   beforeEach(async () => {
     seenByLaterHook = [];
+    observed = [];
+    seenByFastify = [];
+    shuttingDown = false;
     fastify = Fastify();
     const skills = { versions: (name: string) => jsonRead(JSON.stringify({ items: [{ name }] })) } as unknown as SkillReads;
     const authenticator = {
@@ -24,11 +30,17 @@ describe('read fast path placement', () => {
     } as unknown as TokenAuthenticator;
     fastPath = installReadFastPath(fastify, {
       hostGuard: new HostGuard(undefined, '127.0.0.1'),
-      targets: () => ({ skills, search: {} as SearchReads, authenticator }),
+      shuttingDown: () => shuttingDown,
+      targets: () => ({ skills, search: {} as SearchReads, authenticator, metrics: { observe: (...args) => void observed.push(args) } }),
     });
     // Stands for what the application adds later (nestjs-pino's middleware, request tracing).
     fastify.addHook('onRequest', (request, _reply, done) => {
       seenByLaterHook.push(request.url);
+      done();
+    });
+    // Every answer Fastify gives (the front's are not among them).
+    fastify.addHook('onResponse', (request, _reply, done) => {
+      seenByFastify.push(request.url);
       done();
     });
     fastify.get('/v1/skills/:name/versions', async () => ({ answeredBy: 'nest' }));
@@ -38,10 +50,10 @@ describe('read fast path placement', () => {
   afterEach(() => fastify.close());
 
   /** A request with any Host (which fetch cannot send); `json()` parses the body. */
-  const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
+  const get = (headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET', path = '/v1/skills/echo/versions') =>
     new Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; json(): unknown }>((resolve, reject) => {
       const { port } = fastify.server.address() as { port: number };
-      const request = http.request({ host: '127.0.0.1', port, method, path: '/v1/skills/echo/versions', headers }, (response) => {
+      const request = http.request({ host: '127.0.0.1', port, method, path, headers }, (response) => {
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
@@ -69,6 +81,34 @@ describe('read fast path placement', () => {
     const refused = await get({ authorization: 'Bearer nope' });
     expect(refused.statusCode).toBe(401);
     expect(refused.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('ahead: answers plain GETs at the front, before Fastify, and counts them in the metrics', async () => {
+    fastPath.settle({ ahead: true });
+    const first = await get();
+    expect(first.json()).toEqual({ items: [{ name: 'echo' }] });
+    expect(seenByFastify).toEqual([]);
+    expect(observed).toEqual([['rest', '/v1/skills/:name/versions', 'GET', 200, expect.any(Number)]]);
+    // Conditional GET at the front too.
+    const fresh = await get({ 'if-none-match': first.headers.etag as string });
+    expect(fresh.statusCode).toBe(304);
+    expect(fresh.headers.etag).toBe(first.headers.etag);
+    expect(observed[1]).toEqual(['rest', '/v1/skills/:name/versions', 'GET', 304, expect.any(Number)]);
+    expect(seenByFastify).toEqual([]);
+  });
+
+  it('leaves to Fastify what the front does not answer: encoded parameters, refused requests, a shutdown', async () => {
+    fastPath.settle({ ahead: true });
+    // Fastify decodes the parameter; its hook answers with the same read.
+    const encoded = await get({}, 'GET', '/v1/skills/ech%6F/versions');
+    expect(encoded.json()).toEqual({ items: [{ name: 'echo' }] });
+    expect(seenByFastify).toEqual(['/v1/skills/ech%6F/versions']);
+    expect((await get({ authorization: 'Bearer nope' })).statusCode).toBe(401);
+    expect((await get({ host: 'evil.example' })).statusCode).toBe(403);
+    expect(seenByFastify).toHaveLength(3);
+    shuttingDown = true;
+    expect((await get()).json()).toEqual({ items: [{ name: 'echo' }] });
+    expect(seenByFastify).toHaveLength(4);
   });
 
   it('behind: answers after every application hook, so they see each request', async () => {

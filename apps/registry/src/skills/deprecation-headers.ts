@@ -34,9 +34,15 @@ export function setDeprecationHeaders(reply: FastifyReply, versions: SkillVersio
   if (signals) setDeprecationSignalHeaders(reply, signals);
 }
 
+/** Deprecation signals as header name/value pairs, in the order they are sent (the one list of their names). */
+export function deprecationSignalHeaders(signals: DeprecationSignals): [string, string][] {
+  const headers: [string, string][] = [['Deprecation', signals.deprecation]];
+  if (signals.sunset) headers.push(['Sunset', signals.sunset]);
+  if (signals.link) headers.push(['Link', signals.link]);
+  return headers;
+}
+
 /** Deprecation signals (computed before, e.g. cached with a body) as REST response headers. */
 export function setDeprecationSignalHeaders(reply: FastifyReply, signals: DeprecationSignals): void {
-  reply.header('Deprecation', signals.deprecation);
-  if (signals.sunset) reply.header('Sunset', signals.sunset);
-  if (signals.link) reply.header('Link', signals.link);
+  for (const [name, value] of deprecationSignalHeaders(signals)) reply.header(name, value);
 }

@@ -45,7 +45,9 @@ export class SkillReads {
   current(name: string): JsonRead | Promise<JsonRead> {
     const { skill, current } = this.queries.get(name);
     if (current.toolsRequired.length === 0) return this.json.skill(skill);
-    return this.tools.statusOf(current.toolsRequired).then((status) => this.json.skillWithTools(skill, JSON.stringify(status)));
+    const status = this.tools.statusOf(current.toolsRequired);
+    if (Array.isArray(status)) return this.json.skillWithTools(skill, JSON.stringify(status));
+    return status.then((known) => this.json.skillWithTools(skill, JSON.stringify(known)));
   }
 
   versions(name: string): JsonRead {

@@ -39,25 +39,30 @@ export class ToolDirectory implements OnApplicationShutdown {
     return { tools, adapters };
   }
 
-  /** Availability of each tool in `required`, for a skill's view. */
-  async statusOf(required: ToolRef[]): Promise<RequiredToolStatus[]> {
-    return Promise.all(
-      required.map(async (ref) => {
-        const tool = this.bridge ? await this.bridge.getTool(ref.tool_id).catch(() => null) : null;
-        const reason = tool
-          ? tool.unavailableReason
-          : this.bridge
-            ? 'no configured adapter offers this tool'
-            : 'no tool adapters are configured (TOOL_ADAPTERS)';
-        return {
-          tool_id: ref.tool_id,
-          capability: ref.capability,
-          required: ref.required !== false,
-          available: tool?.available ?? false,
-          reason: tool?.available ? null : reason,
-        };
-      }),
-    );
+  /**
+   * Availability of each tool in `required`, for a skill's view: at once (an array) while the cached
+   * listings answer, else a promise (an adapter's listing is refreshed first).
+   */
+  statusOf(required: ToolRef[]): RequiredToolStatus[] | Promise<RequiredToolStatus[]> {
+    const now = required.map((ref) => (this.bridge ? this.bridge.getToolNow(ref.tool_id) : null));
+    if (!now.includes(undefined)) return required.map((ref, index) => this.statusFrom(ref, now[index] ?? null));
+    const bridge = this.bridge as McpBridgeClient;
+    return Promise.all(required.map(async (ref) => this.statusFrom(ref, await bridge.getTool(ref.tool_id).catch(() => null))));
+  }
+
+  private statusFrom(ref: ToolRef, tool: BridgeToolDescriptor | null): RequiredToolStatus {
+    const reason = tool
+      ? tool.unavailableReason
+      : this.bridge
+        ? 'no configured adapter offers this tool'
+        : 'no tool adapters are configured (TOOL_ADAPTERS)';
+    return {
+      tool_id: ref.tool_id,
+      capability: ref.capability,
+      required: ref.required !== false,
+      available: tool?.available ?? false,
+      reason: tool?.available ? null : reason,
+    };
   }
 
   async onApplicationShutdown(): Promise<void> {
