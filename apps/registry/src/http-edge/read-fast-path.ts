@@ -210,7 +210,9 @@ export function installReadFastPath(
         current.metrics.observe('rest', matched.pattern, 'GET', status, performance.now() - started);
       };
       // A read that fails later is answered by Fastify from the start, error and all.
-      if (result instanceof Promise) result.then(write, toFastify);
+      // (Writing cannot fail on what the registry serves; if it ever did, the connection is dropped rather than
+      // the rejection left unhandled.)
+      if (result instanceof Promise) result.then(write, toFastify).catch(() => response.destroy());
       else write(result);
       return true;
     } catch {
