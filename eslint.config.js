@@ -15,6 +15,9 @@ function relativeLibImports(pattern) {
   }));
 }
 
+/** A relative import into libs/ (other than the SDK's package). */
+const INTO_LIBS = relativeLibImports(/^\.{1,2}\/(.*\/)?libs\/(?!skill-sdk\/)/.source);
+
 export default tseslint.config(
   {
     ignores: ['node_modules/', 'dist/', '**/dist/', 'coverage/', 'libs/database/src/generated/', 'test/fixtures/'],
@@ -142,7 +145,7 @@ export default tseslint.config(
     // ('../../x/src/...').
     files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'drills/**/*.mjs', 'bench/**/*.mjs', 'scripts/**/*.mjs'],
     ignores: ['libs/skill-sdk/**'],
-    rules: { 'no-restricted-syntax': ['error', ...relativeLibImports(/^\.{1,2}\/(.*\/)?libs\/(?!skill-sdk\/)/.source)] },
+    rules: { 'no-restricted-syntax': ['error', ...INTO_LIBS] },
   },
   {
     files: ['libs/**/*.ts'],
@@ -150,7 +153,8 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        ...relativeLibImports(/^\.{1,2}\/(.*\/)?libs\/(?!skill-sdk\/)/.source),
+        // The list above again: a later block's options replace an earlier one's.
+        ...INTO_LIBS,
         ...relativeLibImports(/^(\.\.\/){2,}[\w-]+\/src\//.source),
       ],
     },

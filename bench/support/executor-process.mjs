@@ -1,8 +1,7 @@
 // Starts the built executor as a child process and waits until it reports ready.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { NODE_ARGS } from '../../scripts/node-args.mjs';
-import { freePort, REPO_ROOT } from './registry-process.mjs';
+import { benchNodeArgs, freePort, REPO_ROOT } from './registry-process.mjs';
 
 /**
  * Options (all optional): `port` (default: a free one), `log` (a writable stream that also gets the
@@ -11,8 +10,7 @@ import { freePort, REPO_ROOT } from './registry-process.mjs';
  */
 export async function startExecutorProcess(env, options = {}) {
   const port = options.port ?? (await freePort());
-  // As npm start runs it, plus BENCH_NODE_ARGS (e.g. --cpu-prof).
-  const nodeArgs = [...NODE_ARGS.executor, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [])];
+  const nodeArgs = benchNodeArgs('executor');
   const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/executor/src/main.js')], {
     cwd: REPO_ROOT,
     env: { ...process.env, EXECUTOR_PORT: String(port), LOG_LEVEL: 'warn', ...env },

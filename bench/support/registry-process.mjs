@@ -7,6 +7,11 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { NODE_ARGS } from '../../scripts/node-args.mjs';
 
+/** The Node options a bench starts `service` with: as npm start does, plus BENCH_NODE_ARGS (e.g. --cpu-prof). */
+export function benchNodeArgs(service) {
+  return [...NODE_ARGS[service], ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [])];
+}
+
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ADMIN_TOKEN = 'bench-admin-token';
 
@@ -49,8 +54,7 @@ export async function startRegistryProcess(env, options = {}) {
   // A gRPC port of its own too: the default (50051) may be taken by another registry on this machine.
   const grpcPort = env.GRPC_PORT ?? String(await freePort());
   const started = performance.now();
-  // As npm start runs it, plus BENCH_NODE_ARGS (e.g. --cpu-prof).
-  const nodeArgs = [...NODE_ARGS.registry, ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [])];
+  const nodeArgs = benchNodeArgs('registry');
   const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/registry/src/main.js')], {
     cwd: REPO_ROOT,
     env: {

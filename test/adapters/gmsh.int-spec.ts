@@ -10,6 +10,7 @@ import { calculixAdapter } from '../../apps/adapters/calculix/src/adapter.js';
 import { gmshAdapter } from '../../apps/adapters/gmsh/src/adapter.js';
 import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
 import { isolateScratchRoot, startInProcess } from './support.js';
+import { uniaxialDeck } from '../support/block-decks.js';
 
 // A 2 × 3 × 4 box. OpenCASCADE numbers its faces x=0, x=2, y=0, y=3, z=0, z=4 (1..6) and its corners
 // (0,0,4), (0,0,0), (0,3,4), (0,3,0), (2,0,4), (2,0,0), (2,3,4), (2,3,0) (1..8).
@@ -126,22 +127,8 @@ describe('gmsh.export_mesh on a box', () => {
     // Bottom on rollers (z fixed), two corners against rigid-body motion, 10 MPa on the top face: a uniform
     // uniaxial stress σzz = -10 MPa that linear tetrahedra represent exactly. So von Mises is 10 MPa everywhere and
     // the top moves by p·H/E; 1e-4 relative covers the six digits CalculiX prints.
-    const deck = [
-      '*INCLUDE, INPUT=mesh.inp',
-      '*MATERIAL, NAME=STEEL',
-      '*ELASTIC',
-      '210000, 0.3',
-      '*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL',
-      '*BOUNDARY',
-      'bottom, 3, 3, 0',
-      'origin, 1, 2, 0',
-      'xcorner, 2, 2, 0',
-      '*STEP',
-      '*STATIC',
-      '*DSLOAD',
-      'top, P, 10',
-      '*END STEP',
-    ].join('\n');
+    // The box's mesh names its corner node sets itself (physical groups in BOX_GEO).
+    const deck = uniaxialDeck({ origin: 'origin', xcorner: 'xcorner' });
     const result = (await bridge.invoke('calculix.run_fea', { deck, include_files: [{ name: 'mesh.inp', content: mesh.inp }] })) as any;
     expect(Math.abs(result.max_von_mises.BODY - 10) / 10).toBeLessThan(1e-4);
     expect(Math.abs(-result.displacement.z.min - (10 * 4) / 210_000) / ((10 * 4) / 210_000)).toBeLessThan(1e-4);

@@ -14,20 +14,30 @@ export function uniaxialBlockDeck(meshInp: string): string {
     if (!line) throw new Error(`the mesh has no node at (${x}, ${y}, ${z})`);
     return line[1];
   };
-  return [
-    '*INCLUDE, INPUT=mesh.inp',
+  return uniaxialDeck({ origin: 'ORIGIN', xcorner: 'XCORNER' }, [
     '*NSET, NSET=ORIGIN',
     `${nodeAt(0, 0, 0)},`,
     '*NSET, NSET=XCORNER',
     `${nodeAt(2, 0, 0)},`,
+  ]);
+}
+
+/**
+ * The same load case on a mesh whose node sets `origin` (the corner at 0, 0, 0) and `xcorner` (the corner
+ * along x) are named `sets`, with `nodeSets` defining them when the mesh does not.
+ */
+export function uniaxialDeck(sets: { origin: string; xcorner: string }, nodeSets: string[] = []): string {
+  return [
+    '*INCLUDE, INPUT=mesh.inp',
+    ...nodeSets,
     '*MATERIAL, NAME=STEEL',
     '*ELASTIC',
     '210000, 0.3',
     '*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL',
     '*BOUNDARY',
     'bottom, 3, 3, 0',
-    'ORIGIN, 1, 2, 0',
-    'XCORNER, 2, 2, 0',
+    `${sets.origin}, 1, 2, 0`,
+    `${sets.xcorner}, 2, 2, 0`,
     '*STEP',
     '*STATIC',
     '*DSLOAD',

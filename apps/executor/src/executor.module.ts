@@ -1,8 +1,7 @@
 import { type DynamicModule, Logger, Module, type Provider, type Type } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type pg from 'pg';
-import { BatchedExecutionWrites, ExecutionEventLog, ExecutionsRepository } from '#executions/index.js';
-import { ExecutionConnections } from '#executions/execution-connections.js';
+import { ExecutionConnections, executionConnectionParts } from '#executions/execution-connections.js';
 import { PackageCache, PackageStore } from '#package-store/index.js';
 import { ScriptSandbox } from '#script-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
@@ -55,17 +54,7 @@ export class ExecutorModule {
       },
       { provide: PG_POOL, useFactory: (connections: ExecutionConnections) => connections.pool, inject: [ExecutionConnections] },
       { provide: EVENTS_REDIS, useFactory: (connections: ExecutionConnections) => connections.redis, inject: [ExecutionConnections] },
-      {
-        provide: ExecutionsRepository,
-        useFactory: (connections: ExecutionConnections) => connections.executions,
-        inject: [ExecutionConnections],
-      },
-      {
-        provide: BatchedExecutionWrites,
-        useFactory: (connections: ExecutionConnections) => connections.writes,
-        inject: [ExecutionConnections],
-      },
-      { provide: ExecutionEventLog, useFactory: (connections: ExecutionConnections) => connections.events, inject: [ExecutionConnections] },
+      ...executionConnectionParts(),
       { provide: TwinStore, useFactory: (pool: pg.Pool) => new TwinStore(pool, twinLimitsOf(config)), inject: [PG_POOL] },
       TwinGateway,
       {

@@ -61,3 +61,25 @@ export class ExecutionConnections {
     await this.pool.end().catch(() => undefined);
   }
 }
+
+/** A dependency-injection token (a class, a symbol or a name). */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- a class of any shape, as Nest's own InjectionToken
+type ProviderToken = Function | symbol | string;
+
+/**
+ * Dependency-injection providers (plain `{ provide, useFactory, inject }` objects, as Nest takes them) of
+ * what stands on the connections, taken from the ExecutionConnections provided under `connections`:
+ * one list for the registry and the executor.
+ */
+export function executionConnectionParts(connections: ProviderToken = ExecutionConnections) {
+  const part = (provide: ProviderToken, pick: (opened: ExecutionConnections) => unknown) => ({
+    provide,
+    useFactory: pick,
+    inject: [connections],
+  });
+  return [
+    part(ExecutionsRepository, (opened) => opened.executions),
+    part(BatchedExecutionWrites, (opened) => opened.writes),
+    part(ExecutionEventLog, (opened) => opened.events),
+  ];
+}

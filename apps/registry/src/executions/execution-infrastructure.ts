@@ -2,9 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
-  BatchedExecutionWrites,
   EXECUTION_QUEUE,
-  ExecutionEventLog,
   ExecutionsRepository,
   EXECUTION_FINISHED_CHANNEL,
   decodeFinished,
@@ -12,7 +10,7 @@ import {
   type ExecutionJob,
   type ExecutionRecord,
 } from '#executions/index.js';
-import { ExecutionConnections } from '#executions/execution-connections.js';
+import { ExecutionConnections, executionConnectionParts } from '#executions/execution-connections.js';
 import { PgListener } from '#database/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
@@ -41,17 +39,7 @@ export const executionInfrastructure: Provider[] = [
     },
     inject: [APP_CONFIG],
   },
-  {
-    provide: ExecutionsRepository,
-    useFactory: (connections: ExecutionConnections) => connections.executions,
-    inject: [ExecutionConnections],
-  },
-  {
-    provide: BatchedExecutionWrites,
-    useFactory: (connections: ExecutionConnections) => connections.writes,
-    inject: [ExecutionConnections],
-  },
-  { provide: ExecutionEventLog, useFactory: (connections: ExecutionConnections) => connections.events, inject: [ExecutionConnections] },
+  ...executionConnectionParts(),
   { provide: EXECUTIONS_REDIS, useFactory: (connections: ExecutionConnections) => connections.redis, inject: [ExecutionConnections] },
   {
     provide: EXECUTION_QUEUE_TOKEN,
