@@ -12,6 +12,7 @@ import autocannon from 'autocannon';
 import { cpuMs } from '../support/cpu.mjs';
 import { generateSkills, skillName } from '../support/generate-skills.mjs';
 import { ADMIN_TOKEN, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
+import { median } from '../support/statistics.mjs';
 
 const SKILLS = Number(process.env.BENCH_SKILLS ?? 1000);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -74,8 +75,6 @@ function load(url, headers, duration, pid, latencies = latencyHistogram()) {
   });
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 /**
  * The registry and the bare server on one route, in ROUNDS interleaved slices (the order alternating),
  * so that a change in the machine's other load falls on both alike: each one's req/s, p99 and CPU
@@ -101,7 +100,7 @@ async function compare(route, headers, bare, registry) {
     p99: side.latencies.percentile(99),
     cpuUs: (side.cpuMs * 1000) / Math.max(side.requests, 1),
   }));
-  return { base, real, rpsRatio: median(ratios), ratios };
+  return { base, real, rpsRatio: median(ratios) };
 }
 
 /** The registry's answer to `route`, as the bare server replays it. */

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { deleteRedisKeys } from '../support/redis-cleanup.mjs';
 import { benchDatabaseUrl, dropDatabase, freePort, REPO_ROOT } from '../support/registry-process.mjs';
 import { createWorkspace, snapshotSources } from './workspace.mjs';
+import { median } from '../support/statistics.mjs';
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 3);
 const COMPARE_REF = process.env.BENCH_STARTUP_COMPARE_REF || null;
@@ -263,7 +264,6 @@ function phaseName(command) {
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 function describe(result) {
   const phases = result.phases.map((phase) => `${phase.name} ${seconds(phase.ms)}`).join(', ');

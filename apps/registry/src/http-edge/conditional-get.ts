@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type DeprecationSignals, setDeprecationSignalHeaders } from '../skills/deprecation-headers.js';
+import { type DeprecationSignals, deprecationSignalHeaders } from '../skills/deprecation-headers.js';
 
 /** A read answered with pre-serialised JSON: the body, its entity tag and the deprecation signals sent with it. */
 export interface JsonRead {
@@ -48,14 +49,35 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
   return false;
 }
 
+/** The headers a catalog read is sent with, 200 or 304 alike: ETag, Cache-Control, then its deprecation signals. */
+function jsonReadHeaders(read: JsonRead): [string, string][] {
+  const headers: [string, string][] = [
+    ['etag', read.etag],
+    ['cache-control', CATALOG_READ_CACHE_CONTROL],
+  ];
+  if (read.deprecation) headers.push(...deprecationSignalHeaders(read.deprecation));
+  return headers;
+}
+
 /**
  * Sends a catalog read: ETag, Cache-Control and its deprecation headers, then the body, or a 304
  * without one when the client's copy is current. The Nest controllers and the read fast path both
- * answer through here.
+ * answer through here (the front through writeJsonRead).
  */
 export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, read: JsonRead): FastifyReply {
-  reply.header('etag', read.etag).header('cache-control', CATALOG_READ_CACHE_CONTROL);
-  if (read.deprecation) setDeprecationSignalHeaders(reply, read.deprecation);
+  for (const [name, value] of jsonReadHeaders(read)) reply.header(name, value);
   if (ifNoneMatchMatches(request.headers['if-none-match'], read.etag)) return reply.code(304).send();
   return reply.header('content-type', JSON_CONTENT_TYPE).send(read.body);
+}
+
+/** sendJsonRead on the bare HTTP response (the read front, before Fastify); the status it sent. */
+export function writeJsonRead(request: IncomingMessage, response: ServerResponse, read: JsonRead): number {
+  const headers = jsonReadHeaders(read).flat();
+  if (ifNoneMatchMatches(request.headers['if-none-match'], read.etag)) {
+    response.writeHead(304, headers).end();
+    return 304;
+  }
+  headers.push('content-type', JSON_CONTENT_TYPE, 'content-length', String(read.body.length));
+  response.writeHead(200, headers).end(read.body);
+  return 200;
 }

@@ -8,8 +8,7 @@ import { parseSearchSkillsQuery } from '../search/search.dto.js';
 import type { SkillReads } from '../skills/skill-reads.js';
 import { parseListSkillsQuery } from '../skills/skills.dto.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
-import { deprecationSignalHeaders } from '../skills/deprecation-headers.js';
-import { CATALOG_READ_CACHE_CONTROL, JSON_CONTENT_TYPE, type JsonRead, ifNoneMatchMatches, sendJsonRead } from './conditional-get.js';
+import { type JsonRead, sendJsonRead, writeJsonRead } from './conditional-get.js';
 import type { HostGuard } from './host-guard.js';
 import { checkParameters } from './http-edge.js';
 
@@ -185,7 +184,7 @@ export function installReadFastPath(
    * RememberedQueries), the Host rule and the read rule let it through, and the read succeeds. Every
    * other request, and any of these that fails a check, returns false and goes to Fastify, whose
    * pipeline answers it (an error as problem details) as if the front were not there. It writes what
-   * sendJsonRead writes and counts the answer in the request metrics, as the onResponse hook does.
+   * sendJsonRead writes (writeJsonRead) and counts the answer in the request metrics, as the onResponse hook does.
    */
   function front(request: IncomingMessage, response: ServerResponse, toFastify: () => void): boolean {
     if (request.method !== 'GET' || closing || options.shuttingDown?.()) return false;
@@ -206,7 +205,7 @@ export function installReadFastPath(
       current.authenticator.authorize(request.headers.authorization, 'read');
       const result = route.read(current, matched.params, query);
       const write = (read: JsonRead) => {
-        const status = writeRead(request, response, read);
+        const status = writeJsonRead(request, response, read);
         current.metrics.observe('rest', matched.pattern, 'GET', status, performance.now() - started);
       };
       // A read that fails later is answered by Fastify from the start, error and all.
@@ -255,17 +254,4 @@ export function installReadFastPath(
       });
     },
   };
-}
-
-/** Writes a read as sendJsonRead does (ETag, Cache-Control, deprecation headers; 304 when the client's copy is current); its status. */
-function writeRead(request: IncomingMessage, response: ServerResponse, read: JsonRead): number {
-  const headers: string[] = ['etag', read.etag, 'cache-control', CATALOG_READ_CACHE_CONTROL];
-  if (read.deprecation) for (const [name, value] of deprecationSignalHeaders(read.deprecation)) headers.push(name, value);
-  if (ifNoneMatchMatches(request.headers['if-none-match'], read.etag)) {
-    response.writeHead(304, headers).end();
-    return 304;
-  }
-  headers.push('content-type', JSON_CONTENT_TYPE, 'content-length', String(read.body.length));
-  response.writeHead(200, headers).end(read.body);
-  return 200;
 }

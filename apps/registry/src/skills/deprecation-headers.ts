@@ -31,7 +31,7 @@ export function deprecationSignals(versions: SkillVersionRecord[]): DeprecationS
 /** The deprecation signals of `versions` as REST response headers. */
 export function setDeprecationHeaders(reply: FastifyReply, versions: SkillVersionRecord[]): void {
   const signals = deprecationSignals(versions);
-  if (signals) setDeprecationSignalHeaders(reply, signals);
+  if (signals) for (const [name, value] of deprecationSignalHeaders(signals)) reply.header(name, value);
 }
 
 /** Deprecation signals as header name/value pairs, in the order they are sent (the one list of their names). */
@@ -40,9 +40,4 @@ export function deprecationSignalHeaders(signals: DeprecationSignals): [string, 
   if (signals.sunset) headers.push(['Sunset', signals.sunset]);
   if (signals.link) headers.push(['Link', signals.link]);
   return headers;
-}
-
-/** Deprecation signals (computed before, e.g. cached with a body) as REST response headers. */
-export function setDeprecationSignalHeaders(reply: FastifyReply, signals: DeprecationSignals): void {
-  for (const [name, value] of deprecationSignalHeaders(signals)) reply.header(name, value);
 }
