@@ -70,14 +70,28 @@ export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, read:
   return reply.header('content-type', JSON_CONTENT_TYPE).send(read.body);
 }
 
+/** The header lists writeJsonRead sends for a read (a 304's, a 200's), made once per read: a read never changes. */
+const rawHeaderLists = new WeakMap<JsonRead, { notModified: string[]; ok: string[] }>();
+
+function rawHeaderListsOf(read: JsonRead): { notModified: string[]; ok: string[] } {
+  let lists = rawHeaderLists.get(read);
+  if (lists === undefined) {
+    const notModified = jsonReadHeaders(read).flat();
+    const ok = [...notModified, 'content-type', JSON_CONTENT_TYPE, 'content-length', String(read.body.length)];
+    lists = { notModified, ok };
+    rawHeaderLists.set(read, lists);
+  }
+  return lists;
+}
+
 /** sendJsonRead on the bare HTTP response (the read front, before Fastify); the status it sent. */
 export function writeJsonRead(request: IncomingMessage, response: ServerResponse, read: JsonRead): number {
-  const headers = jsonReadHeaders(read).flat();
+  // Node reads a writeHead header list without keeping or changing it, so one list serves every answer.
+  const lists = rawHeaderListsOf(read);
   if (ifNoneMatchMatches(request.headers['if-none-match'], read.etag)) {
-    response.writeHead(304, headers).end();
+    response.writeHead(304, lists.notModified).end();
     return 304;
   }
-  headers.push('content-type', JSON_CONTENT_TYPE, 'content-length', String(read.body.length));
-  response.writeHead(200, headers).end(read.body);
+  response.writeHead(200, lists.ok).end(read.body);
   return 200;
 }

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Unauthenticated, type TokenAuthenticator } from '../auth/token-authenticator.js';
 import type { SearchReads } from '../search/search-reads.js';
 import type { SkillReads } from '../skills/skill-reads.js';
-import { jsonRead } from './conditional-get.js';
+import { type JsonRead, jsonRead } from './conditional-get.js';
 import { HostGuard } from './host-guard.js';
 import { type ReadFastPath, installReadFastPath } from './read-fast-path.js';
 
@@ -15,14 +15,19 @@ describe('read fast path placement', () => {
   let observed: unknown[][];
   let seenByFastify: string[];
   let shuttingDown: boolean;
+  /** What the stub read answers for a skill name now (default: its name in a list). */
+  let currentReads: Map<string, JsonRead>;
 
   beforeEach(async () => {
     seenByLaterHook = [];
     observed = [];
     seenByFastify = [];
     shuttingDown = false;
+    currentReads = new Map();
     fastify = Fastify();
-    const skills = { versions: (name: string) => jsonRead(JSON.stringify({ items: [{ name }] })) } as unknown as SkillReads;
+    const skills = {
+      versions: (name: string) => currentReads.get(name) ?? jsonRead(JSON.stringify({ items: [{ name }] })),
+    } as unknown as SkillReads;
     const authenticator = {
       authorize: (authorization: string | undefined) => {
         if (authorization !== undefined) throw new Unauthenticated('Unknown bearer token');
@@ -94,6 +99,36 @@ describe('read fast path placement', () => {
     expect(fresh.statusCode).toBe(304);
     expect(fresh.headers.etag).toBe(first.headers.etag);
     expect(observed[1]).toEqual(['rest', '/v1/skills/:name/versions', 'GET', 304, expect.any(Number)]);
+    expect(seenByFastify).toEqual([]);
+  });
+
+  it("ahead: answers a path it has seen from the read it gets now, with that read's own headers", async () => {
+    fastPath.settle({ ahead: true });
+    const first = await get();
+    expect(first.json()).toEqual({ items: [{ name: 'echo' }] });
+    expect(first.headers.deprecation).toBeUndefined();
+    // The skill changes (here: deprecated with a successor): the same path now reads differently.
+    currentReads.set(
+      'echo',
+      jsonRead(JSON.stringify({ items: [{ name: 'echo', status: 'DEPRECATED' }] }), {
+        deprecation: '@1700000000',
+        link: '</v1/skills/echo2>; rel="successor-version"',
+      }),
+    );
+    const changed = await get();
+    expect(changed.json()).toEqual({ items: [{ name: 'echo', status: 'DEPRECATED' }] });
+    expect(changed.headers.etag).not.toBe(first.headers.etag);
+    expect(changed.headers.deprecation).toBe('@1700000000');
+    expect(changed.headers.link).toBe('</v1/skills/echo2>; rel="successor-version"');
+    expect(Number(changed.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(changed.json())));
+    // The old copy is no longer current; the new one is, and its 304 carries its deprecation signals.
+    expect((await get({ 'if-none-match': first.headers.etag as string })).statusCode).toBe(200);
+    const fresh = await get({ 'if-none-match': changed.headers.etag as string });
+    expect(fresh.statusCode).toBe(304);
+    expect(fresh.headers.deprecation).toBe('@1700000000');
+    // Another path gets its own parameters.
+    expect((await get({}, 'GET', '/v1/skills/other/versions')).json()).toEqual({ items: [{ name: 'other' }] });
+    expect((await get()).json()).toEqual({ items: [{ name: 'echo', status: 'DEPRECATED' }] });
     expect(seenByFastify).toEqual([]);
   });
 

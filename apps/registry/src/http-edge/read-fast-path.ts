@@ -26,7 +26,22 @@ interface ParsedQuery<Q> {
   key: string;
 }
 
-const MAX_REMEMBERED_QUERIES = 1024;
+const MAX_REMEMBERED = 1024;
+
+/** A Map of at most MAX_REMEMBERED entries: the oldest goes first. */
+class BoundedMap<V> {
+  private readonly entries = new Map<string, V>();
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, value: V): V {
+    if (this.entries.size >= MAX_REMEMBERED) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, value);
+    return value;
+  }
+}
 
 /**
  * The valid queries of one route by their raw query string: the same string always decodes to the
@@ -35,7 +50,7 @@ const MAX_REMEMBERED_QUERIES = 1024;
  * go first. Refused queries are never remembered.
  */
 class RememberedQueries<Q> {
-  private readonly parsed = new Map<string, ParsedQuery<Q>>();
+  private readonly parsed = new BoundedMap<ParsedQuery<Q>>();
 
   constructor(private readonly parse: (query: unknown) => Q) {}
 
@@ -46,10 +61,7 @@ class RememberedQueries<Q> {
   /** Parses (throwing the parser's RequestInvalid) and remembers. */
   add(raw: string, query: unknown): ParsedQuery<Q> {
     const parsed = this.parse(query);
-    const entry = { query: parsed, key: JSON.stringify(parsed) };
-    if (this.parsed.size >= MAX_REMEMBERED_QUERIES) this.parsed.delete(this.parsed.keys().next().value as string);
-    this.parsed.set(raw, entry);
-    return entry;
+    return this.parsed.set(raw, { query: parsed, key: JSON.stringify(parsed) });
   }
 }
 
@@ -86,8 +98,14 @@ function fastReads(): Map<string, FastRead> {
  */
 const PLAIN_PARAM = /^[A-Za-z0-9._~+-]{1,100}$/;
 
+/** A request path's fast read: its route pattern and parameters (never changed by a read). */
+interface RouteMatch {
+  pattern: string;
+  params: Record<string, string>;
+}
+
 /** The fast read a request path names, by its route pattern, with its parameters; null leaves the path to the router. */
-function matchRoute(path: string): { pattern: string; params: Record<string, string> } | null {
+function matchRoute(path: string): RouteMatch | null {
   const parts = path.split('/');
   if (parts[0] !== '' || parts[1] !== 'v1') return null;
   if (parts.length === 3) return parts[2] === 'skills' || parts[2] === 'search' ? { pattern: path, params: {} } : null;
@@ -145,6 +163,8 @@ export function installReadFastPath(
 ): ReadFastPath {
   const logger = new Logger('ProblemDetails');
   const reads = fastReads();
+  /** The paths the front matched before (a path always matches the same way), so a repeated one is not parsed again. */
+  const matchedPaths = new BoundedMap<RouteMatch>();
   let targets: ReadFastPathTargets | null = null;
   let ahead: boolean | null = null;
 
@@ -190,8 +210,11 @@ export function installReadFastPath(
     if (request.method !== 'GET' || closing || options.shuttingDown?.()) return false;
     const url = request.url ?? '';
     const at = url.indexOf('?');
-    const matched = matchRoute(at < 0 ? url : url.slice(0, at));
+    const path = at < 0 ? url : url.slice(0, at);
+    const remembered = matchedPaths.get(path);
+    const matched = remembered ?? matchRoute(path);
     if (matched === null) return false;
+    if (remembered === undefined) matchedPaths.set(path, matched);
     const route = reads.get(matched.pattern) as FastRead;
     let query: ParsedQuery<unknown> | undefined;
     if (route.queries) {
