@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { LRUCache } from 'lru-cache';
 
 // ajv-formats is CommonJS; under ESM its function is the default export's default.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
@@ -21,7 +22,7 @@ export interface SchemaViolation {
 export class JsonSchemaValidator {
   private readonly ajv: Ajv2020;
   private readonly compiled = new WeakMap<object, ValidateFunction>();
-  private readonly compiledByKey = new Map<string, ValidateFunction>();
+  private readonly compiledByKey = new LRUCache<string, ValidateFunction>({ max: MAX_KEYED_VALIDATORS });
 
   constructor() {
     this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
@@ -38,7 +39,6 @@ export class JsonSchemaValidator {
       validateFn = this.ajv.compile(schema);
       if (cacheKey === undefined) this.compiled.set(schema, validateFn);
       else {
-        if (this.compiledByKey.size >= MAX_KEYED_VALIDATORS) this.compiledByKey.delete(this.compiledByKey.keys().next().value as string);
         this.compiledByKey.set(cacheKey, validateFn);
       }
     }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { SkillExample } from './definition.js';
 import { IssueList } from './issues.js';
 import type { SchemaRole } from './schema-check.js';
+import { LRUCache } from 'lru-cache';
 
 // CommonJS modules whose module.exports also carries `.default`: that is the form typed under NodeNext.
 const Ajv2020 = Ajv2020Module.default;
@@ -38,7 +39,7 @@ const VALIDATOR_KEY = [
 export class ExampleValidator {
   private readonly ajv: Ajv;
   /** Validators by schema text, so packages sharing a schema (versions of one skill) compile it once. */
-  private readonly recent = new Map<string, ValidateFunction>();
+  private readonly recent = new LRUCache<string, ValidateFunction>({ max: MAX_RECENT_VALIDATORS });
 
   /** `cacheDir`: where compiled validators are kept; null to compile every time. */
   constructor(private readonly cacheDir: string | null) {
@@ -89,7 +90,6 @@ export class ExampleValidator {
     let validate = this.recent.get(text);
     if (!validate) {
       validate = this.compile(jsonSchema, text);
-      if (this.recent.size >= MAX_RECENT_VALIDATORS) this.recent.delete(this.recent.keys().next().value as string);
       this.recent.set(text, validate);
     }
     return validate;

@@ -25,6 +25,7 @@ import type {
   TwinWriter,
   WorkProductView,
 } from './twin-views.js';
+import { LRUCache } from 'lru-cache';
 
 export interface PutRequest {
   branch: string;
@@ -62,7 +63,7 @@ const MAX_CACHED_LINEAGES = 1000;
  */
 export class TwinStore {
   /** Branches never change once made (name, parent, fork point), so their lineage is cached. */
-  private readonly lineages = new Map<string, LineageStep[]>();
+  private readonly lineages = new LRUCache<string, LineageStep[]>({ max: MAX_CACHED_LINEAGES });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -138,7 +139,6 @@ export class TwinStore {
     );
     if (result.rows.length === 0) throw branchNotFound(checked);
     const lineage = lineageOf(result.rows.map((row) => ({ name: row.name as string, forkedAt: row.forked_at as Date | null })));
-    if (this.lineages.size >= MAX_CACHED_LINEAGES) this.lineages.delete(this.lineages.keys().next().value as string);
     this.lineages.set(checked, lineage);
     return lineage;
   }

@@ -25,6 +25,7 @@ import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-ru
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
 import { SpanKind, SpanStatusCode, extractTraceContext, inSpan, startSpan, traceparentOf } from '#observability/index.js';
+import { LRUCache } from 'lru-cache';
 
 export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
 
@@ -47,7 +48,7 @@ export class ExecutionRunner {
   private readonly validator = new JsonSchemaValidator();
   /** Attempts this process runs (from start until their outcome is written), with their abort controller. */
   private readonly running = new Map<string, { attempt: number; controller: AbortController }>();
-  private readonly versions = new Map<string, ExecutableVersion>();
+  private readonly versions = new LRUCache<string, ExecutableVersion>({ max: 1000 });
   /** Events held back briefly per execution, to go out with the next one (see deferEvent). */
   private readonly heldEvents = new Map<string, { events: ExecutionEvent[]; timer: NodeJS.Timeout }>();
 
@@ -251,7 +252,6 @@ export class ExecutionRunner {
     if (!version) {
       version = (await this.executions.findVersion(skillVersionId)) ?? undefined;
       if (!version) return null;
-      if (this.versions.size >= 1000) this.versions.delete(this.versions.keys().next().value as string);
       this.versions.set(skillVersionId, version);
     }
     return version;

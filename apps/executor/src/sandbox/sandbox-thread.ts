@@ -8,15 +8,16 @@ import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, 
 // The handler loader alone, not the package validation: each thread carries only what runs handlers.
 import { HandlerLoader } from '#skill-loader/handler-loader.js';
 import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread, TwinOp } from './sandbox-protocol.js';
+import { LRUCache } from 'lru-cache';
 
 if (!parentPort) throw new Error('sandbox-thread must run in a worker thread');
 const port = parentPort;
 // Babel, not SWC: this thread may be terminated (hard timeout), and terminating a thread that loaded
 // SWC's native addon crashes the process.
 const loader = HandlerLoader.create({ transpiler: 'babel' });
-/** Handler classes by package, most recently used last; bounded, so a long-lived thread does not keep every version it ever ran. */
-const handlers = new Map<string, SkillHandlerClass>();
+/** Handler classes by package; bounded (least recently used first out), so a long-lived thread does not keep every version it ever ran. */
 const MAX_HANDLERS = 16;
+const handlers = new LRUCache<string, SkillHandlerClass>({ max: MAX_HANDLERS });
 const moduleCache = createRequire(import.meta.url).cache;
 /**
  * Babel is loaded (lazily, by jiti) only when a package is not in the loader's on-disk transpile
@@ -117,16 +118,14 @@ function loggerFor(runId: number, bindings: Record<string, unknown>): SkillLogge
 async function handlerFor(request: RunRequest): Promise<SkillHandlerClass> {
   const key = `${request.packagePath}#${request.contentHash}`;
   let handler = handlers.get(key);
-  if (handler) handlers.delete(key);
-  else {
+  if (!handler) {
     handler = await loader.loadHandlerClass(request.packagePath, {
       name: request.skillName,
       input_schema: request.inputSchemaRef,
       output_schema: request.outputSchemaRef,
     });
-    if (handlers.size >= MAX_HANDLERS) handlers.delete(handlers.keys().next().value as string);
+    handlers.set(key, handler);
   }
-  handlers.set(key, handler);
   return handler;
 }
 

@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, type TokenEntry } from '../config/app-config.js';
 import { ANONYMOUS, mayPublish, type Principal } from './principal.js';
+import { LRUCache } from 'lru-cache';
 
-/** Most recognised tokens remembered (see TokenAuthenticator.recognised); the oldest go first. */
+/** Most recognised tokens remembered (see TokenAuthenticator.recognised); the least recently used go first. */
 const MAX_RECOGNISED_TOKENS = 1024;
 
 export class Unauthenticated extends Error {
@@ -36,7 +37,7 @@ export class TokenAuthenticator {
    * tokens can neither fill it nor be told apart by timing; the configuration, which cannot change
    * while the process runs, holds these same tokens in the environment already.
    */
-  private readonly recognised = new Map<string, Principal>();
+  private readonly recognised = new LRUCache<string, Principal>({ max: MAX_RECOGNISED_TOKENS });
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const principals: [TokenEntry, Principal][] = [
@@ -85,7 +86,6 @@ export class TokenAuthenticator {
     const hash = createHash('sha256').update(token).digest();
     const principal = this.known.find((candidate) => timingSafeEqual(candidate.hash, hash))?.principal ?? null;
     if (principal) {
-      if (this.recognised.size >= MAX_RECOGNISED_TOKENS) this.recognised.delete(this.recognised.keys().next().value as string);
       this.recognised.set(token, principal);
     }
     return principal;

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import type { TokenAuthenticator } from '../auth/token-authenticator.js';
@@ -28,29 +29,14 @@ interface ParsedQuery<Q> {
 
 const MAX_REMEMBERED = 1024;
 
-/** A Map of at most MAX_REMEMBERED entries: the oldest goes first. */
-class BoundedMap<V> {
-  private readonly entries = new Map<string, V>();
-
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-
-  set(key: string, value: V): V {
-    if (this.entries.size >= MAX_REMEMBERED) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, value);
-    return value;
-  }
-}
-
 /**
  * The valid queries of one route by their raw query string: the same string always decodes to the
  * same parameters, so it passes the storable-text check and parses the same way every time. A
- * repeated query (agents repeat theirs) skips both; the first sight runs them. Bounded: the oldest
- * go first. Refused queries are never remembered.
+ * repeated query (agents repeat theirs) skips both; the first sight runs them. Bounded: the least
+ * recently used go first. Refused queries are never remembered.
  */
 class RememberedQueries<Q> {
-  private readonly parsed = new BoundedMap<ParsedQuery<Q>>();
+  private readonly parsed = new LRUCache<string, ParsedQuery<Q>>({ max: MAX_REMEMBERED });
 
   constructor(private readonly parse: (query: unknown) => Q) {}
 
@@ -61,7 +47,9 @@ class RememberedQueries<Q> {
   /** Parses (throwing the parser's RequestInvalid) and remembers. */
   add(raw: string, query: unknown): ParsedQuery<Q> {
     const parsed = this.parse(query);
-    return this.parsed.set(raw, { query: parsed, key: JSON.stringify(parsed) });
+    const entry = { query: parsed, key: JSON.stringify(parsed) };
+    this.parsed.set(raw, entry);
+    return entry;
   }
 }
 
@@ -164,7 +152,7 @@ export function installReadFastPath(
   const logger = new Logger('ProblemDetails');
   const reads = fastReads();
   /** The paths the front matched before (a path always matches the same way), so a repeated one is not parsed again. */
-  const matchedPaths = new BoundedMap<RouteMatch>();
+  const matchedPaths = new LRUCache<string, RouteMatch>({ max: MAX_REMEMBERED });
   let targets: ReadFastPathTargets | null = null;
   let ahead: boolean | null = null;
 

@@ -7,6 +7,7 @@ import { PackageStore } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { type ToolFilter, matches } from '../tool-definitions/exposed-skills.js';
+import { LRUCache } from 'lru-cache';
 
 const PAGE_SIZE = 200;
 
@@ -17,7 +18,7 @@ const PAGE_SIZE = 200;
  */
 @Injectable()
 export class McpPrompts {
-  private readonly bodies = new Map<string, string>();
+  private readonly bodies = new LRUCache<string, string>({ max: 5000 });
 
   constructor(
     private readonly catalog: SkillCatalog,
@@ -60,7 +61,6 @@ export class McpPrompts {
     const file = await this.store.readFile(version.contentHash, 'SKILL.md');
     const text = file?.bytes.toString('utf8') ?? '';
     const body = (splitSkillMarkdown(text)?.body ?? text).trim() || version.description;
-    if (this.bodies.size >= 5000) this.bodies.delete(this.bodies.keys().next().value as string);
     this.bodies.set(version.contentHash, body);
     return body;
   }

@@ -9,6 +9,7 @@ import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { type ToolFilter, matches } from '../tool-definitions/exposed-skills.js';
+import { LRUCache } from 'lru-cache';
 
 const SCHEME = 'skill://';
 const PAGE_SIZE = 100;
@@ -34,8 +35,8 @@ interface ServedSkill {
  */
 @Injectable()
 export class RegistrySkillSource {
-  private readonly manifests = new Map<string, ManifestEntry[]>();
-  private readonly frontmatters = new Map<string, Record<string, unknown>>();
+  private readonly manifests = new LRUCache<string, ManifestEntry[]>({ max: MAX_CACHED_MANIFESTS });
+  private readonly frontmatters = new LRUCache<string, Record<string, unknown>>({ max: MAX_CACHED_MANIFESTS });
   private served: { generation: number; filter: string; skills: ServedSkill[] } | null = null;
 
   constructor(
@@ -143,7 +144,6 @@ export class RegistrySkillSource {
     if (!manifest) {
       manifest = (await this.store.manifest(contentHash)) ?? undefined;
       if (!manifest) return null;
-      if (this.manifests.size >= MAX_CACHED_MANIFESTS) this.manifests.delete(this.manifests.keys().next().value as string);
       this.manifests.set(contentHash, manifest);
     }
     return manifest;
@@ -171,7 +171,6 @@ export class RegistrySkillSource {
     else if (frontmatter.metadata && typeof frontmatter.metadata === 'object') {
       frontmatter.metadata = projectMetadataStrings(frontmatter.metadata as Record<string, unknown>);
     }
-    if (this.frontmatters.size >= MAX_CACHED_MANIFESTS) this.frontmatters.delete(this.frontmatters.keys().next().value as string);
     this.frontmatters.set(version.contentHash, frontmatter);
     return frontmatter;
   }

@@ -6,6 +6,7 @@ import { decodeMcpCursor } from './mcp-paging.js';
 import { ExposedSkills, type ExposedSkill, type ToolFilter, filterKey } from '../tool-definitions/exposed-skills.js';
 import { toMcpTool } from '../tool-definitions/tool-definition-formats.js';
 import { DISCOVERY_TOOLS, DISCOVERY_TOOL_NAMES } from './discovery-tools.js';
+import { LRUCache } from 'lru-cache';
 
 /** Tools per tools/list page; clients walk `nextCursor`. */
 export const TOOLS_PAGE_SIZE = 200;
@@ -23,7 +24,7 @@ interface Listing {
 @Injectable()
 export class McpToolList {
   private readonly logger = new Logger(McpToolList.name);
-  private readonly listings = new Map<string, Listing>();
+  private readonly listings = new LRUCache<string, Listing>({ max: 256 });
   private generation = -1;
   private readonly reportedCollisions = new Set<string>();
 
@@ -78,7 +79,6 @@ export class McpToolList {
         tools: [...DISCOVERY_TOOLS, ...skills.map(toMcpTool)],
         fingerprint: fingerprintOf(skills),
       };
-      if (this.listings.size >= 256) this.listings.delete(this.listings.keys().next().value as string);
       this.listings.set(key, listing);
     }
     return listing;

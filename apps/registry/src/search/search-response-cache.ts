@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type JsonRead, jsonRead } from '../http-edge/conditional-get.js';
+import { LRUCache } from 'lru-cache';
 
 const MAX_CACHED_RESPONSES = 1024;
 
@@ -7,11 +8,11 @@ const MAX_CACHED_RESPONSES = 1024;
  * Response bodies of GET /v1/search remembered per catalog generation: agents repeat the same
  * searches, and while the catalog is unchanged the same query ranks the same way, so a repeat costs
  * a Map lookup instead of a BM25 pass over the catalog (and a hash for its ETag). Any catalog change (from any replica) moves
- * the generation and empties the cache. Bounded: the oldest entries go first.
+ * the generation and empties the cache. Bounded: the least recently used go first.
  */
 @Injectable()
 export class SearchResponseCache {
-  private readonly responses = new Map<string, JsonRead>();
+  private readonly responses = new LRUCache<string, JsonRead>({ max: MAX_CACHED_RESPONSES });
   private generation = -1;
 
   get(generation: number, key: string, build: () => string): JsonRead {
@@ -22,7 +23,6 @@ export class SearchResponseCache {
     let read = this.responses.get(key);
     if (read === undefined) {
       read = jsonRead(build());
-      if (this.responses.size >= MAX_CACHED_RESPONSES) this.responses.delete(this.responses.keys().next().value as string);
       this.responses.set(key, read);
     }
     return read;

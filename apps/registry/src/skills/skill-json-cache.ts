@@ -4,6 +4,7 @@ import { currentVersion } from '../catalog/skill-records.js';
 import { type JsonRead, jsonRead, strongEtag } from '../http-edge/conditional-get.js';
 import { deprecationSignals } from './deprecation-headers.js';
 import { presentListItem, presentSkill, presentVersion } from './skill.presenter.js';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Serialised JSON of catalog entries (with its ETag and deprecation headers), computed once per
@@ -20,7 +21,7 @@ export class SkillJsonCache {
   private readonly withTools = new WeakMap<SkillRecord, { toolsStatus: string; read: JsonRead }>();
   private readonly versionLists = new WeakMap<SkillRecord, JsonRead>();
   private readonly versions = new WeakMap<SkillVersionRecord, JsonRead>();
-  private readonly pages = new Map<string, JsonRead>();
+  private readonly pages = new LRUCache<string, JsonRead>({ max: MAX_CACHED_PAGES });
   private pagesGeneration = -1;
 
   listItem(skill: SkillRecord): string {
@@ -80,7 +81,7 @@ export class SkillJsonCache {
 
   /**
    * A page remembered for repeated identical queries until the catalog changes (`generation`).
-   * Bounded: the oldest entries go first.
+   * Bounded: the least recently used go first.
    */
   cachedPage(generation: number, key: string, build: () => string): JsonRead {
     if (generation !== this.pagesGeneration) {
@@ -90,7 +91,6 @@ export class SkillJsonCache {
     let read = this.pages.get(key);
     if (read === undefined) {
       read = jsonRead(build());
-      if (this.pages.size >= MAX_CACHED_PAGES) this.pages.delete(this.pages.keys().next().value as string);
       this.pages.set(key, read);
     }
     return read;

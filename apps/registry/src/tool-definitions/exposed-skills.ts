@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isExecutable } from '#contracts/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
+import { LRUCache } from 'lru-cache';
 
 /** Which skills an agent is shown as tools; every field narrows the set. */
 export interface ToolFilter {
@@ -39,7 +40,7 @@ const MAX_CACHED_FILTERS = 256;
  */
 @Injectable()
 export class ExposedSkills {
-  private readonly selections = new Map<string, ExposedSkill[]>();
+  private readonly selections = new LRUCache<string, ExposedSkill[]>({ max: MAX_CACHED_FILTERS });
   private generation = -1;
 
   constructor(private readonly catalog: SkillCatalog) {}
@@ -59,7 +60,6 @@ export class ExposedSkills {
         .filter((version) => matches(version, filter))
         .flatMap(exposedOf)
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      if (this.selections.size >= MAX_CACHED_FILTERS) this.selections.delete(this.selections.keys().next().value as string);
       this.selections.set(key, selection);
     }
     return selection;
