@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -118,6 +119,58 @@ describe('hostile input on every transport', () => {
       const answer = await post('/v1/admin/skills/echo_text/deprecate', JSON.stringify({ reason: 'superseded', [key]: null }));
       expect({ key, status: answer.status, field: answer.body.errors?.[0]?.field }).toEqual({ key, status: 400, field: key });
     }
+    expect(await snapshot()).toBe(before);
+  });
+
+  /** Sends `head` then `bodyBytes` bytes then `next` on one connection; what came back until it closed or went quiet. */
+  const exchange = (head: string, bodyBytes: number, next: string) =>
+    new Promise<string>((resolve) => {
+      const socket = net.connect(Number(new URL(registry.baseUrl).port), '127.0.0.1');
+      let answer = '';
+      let quiet: NodeJS.Timeout | undefined;
+      const finish = () => {
+        socket.destroy();
+        resolve(answer);
+      };
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+        clearTimeout(quiet);
+        quiet = setTimeout(finish, 500);
+      });
+      socket.on('error', finish);
+      socket.on('close', finish);
+      socket.write(head);
+      const chunk = Buffer.alloc(64 * 1024, 'p');
+      let left = bodyBytes;
+      const pump = () => {
+        while (left > 0) {
+          const size = Math.min(left, chunk.length);
+          left -= size;
+          if (!socket.write(chunk.subarray(0, size))) return void socket.once('drain', pump);
+        }
+        socket.write(next);
+      };
+      pump();
+    });
+
+  it('answers a JSON body over the limit with 413 after reading it, so the client reads the answer and the connection serves the next request', async () => {
+    const before = await snapshot();
+    const size = 1200 * 1024;
+    const head = (length: number) =>
+      `POST /v1/skills/echo_text/executions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    const next = 'GET /v1/skills/echo_text HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const answer = await exchange(head(size), size, next);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('PAYLOAD_TOO_LARGE');
+    expect(answer).not.toMatch(/\r\nconnection: close\r\n/i);
+    // The body was read to its end, and the request after it on the same connection is answered.
+    expect(answer).toMatch(/\r\n\r\n[\s\S]*HTTP\/1\.1 200 [\s\S]*"name":"echo_text"/);
+    // Far over the limit, the body is not read: 413, and the connection is closed.
+    const huge = 64 * 1024 * 1024;
+    const refused = await exchange(head(huge), 256 * 1024, '');
+    expect(refused).toMatch(/^HTTP\/1\.1 413 /);
+    expect(refused).toMatch(/\r\nconnection: close\r\n/i);
     expect(await snapshot()).toBe(before);
   });
 

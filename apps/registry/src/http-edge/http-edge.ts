@@ -10,11 +10,22 @@ import { registerTwinUploads } from '../twin/twin-uploads.js';
 const logger = new Logger('HttpEdge');
 
 /**
+ * Most bytes of a refused body (announced over the limit) read and thrown away so the connection can
+ * stay open; a longer one is answered at once and the connection closed.
+ */
+export const DRAIN_REFUSED_BODY_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
  * What every HTTP request passes before any route sees it, in one place:
  * - bodies: JSON only through parseStrictJson (UTF-8, bounded depth, unique keys, storable text),
  *   within `bodyLimit`;
  * - query and path parameters: storable text (a NUL or lone surrogate would reach Postgres);
- * - Host and Origin (DNS-rebinding protection, see HostGuard).
+ * - Host and Origin (DNS-rebinding protection, see HostGuard);
+ * - a body announced over the limit: refused with 413 before it is read, and then read to its end
+ *   and thrown away when it is at most DRAIN_REFUSED_BODY_MAX_BYTES. Fastify closes the connection
+ *   on a refused body ("the client may send more"); closing while the client still sends makes the
+ *   kernel reset the connection, and the client can lose the 413 it was sent. Without the close,
+ *   Node reads what is left of an answered request's body and keeps the connection.
  * Refusals are problem details (JSON-RPC errors on /mcp), like every other error.
  */
 export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimit: number; hostGuard: HostGuard }): void {
@@ -37,6 +48,11 @@ export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimi
     } catch (error) {
       return done(error as Error);
     }
+    done();
+  });
+  fastify.addHook('onError', (request: FastifyRequest, reply: FastifyReply, error: { code?: string }, done: () => void) => {
+    const announced = Number(request.headers['content-length']);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && announced <= DRAIN_REFUSED_BODY_MAX_BYTES) reply.removeHeader('connection');
     done();
   });
   fastify.addHook('preValidation', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
