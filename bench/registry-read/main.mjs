@@ -145,8 +145,8 @@ async function measureMode({ url: registryUrl, child }, mode) {
   for (const route of ROUTES) responses.push(await record(registryUrl, route, headers));
   const bare = await startBareServer(responses);
   const rows = [];
-  for (const route of ROUTES) await load(`${registryUrl}${route}`, headers, SETTLE_S_PER_ROUTE, child.pid);
   try {
+    for (const route of ROUTES) await load(`${registryUrl}${route}`, headers, SETTLE_S_PER_ROUTE, child.pid);
     for (const { url: route, headers: recordedHeaders, body } of responses) {
       const replayed = await record(bare.url, route, headers);
       if (replayed.body !== body) throw new Error(`bare server does not replay ${route} byte for byte`);

@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { SkillExample } from './definition.js';
 import { IssueList } from './issues.js';
 import type { SchemaRole } from './schema-check.js';
-import { LRUCache } from 'lru-cache';
 
 // CommonJS modules whose module.exports also carries `.default`: that is the form typed under NodeNext.
 const Ajv2020 = Ajv2020Module.default;

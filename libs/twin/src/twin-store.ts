@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { LRUCache } from 'lru-cache';
 import { type BlobStore, PostgresBlobStore } from '#package-store/index.js';
 import { checkConstraints } from './constraint-kinds.js';
 import { TwinFailure, invalid } from './twin-failure.js';
@@ -25,7 +26,6 @@ import type {
   TwinWriter,
   WorkProductView,
 } from './twin-views.js';
-import { LRUCache } from 'lru-cache';
 
 export interface PutRequest {
   branch: string;

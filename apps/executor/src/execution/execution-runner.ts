@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
+import { LRUCache } from 'lru-cache';
 import { JsonSchemaValidator, runContractOf, type RunContract } from '#contracts/index.js';
 import { retryWhileUnavailable } from '#database/pg-pool.js';
 import {
@@ -25,7 +26,6 @@ import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-ru
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
 import { SpanKind, SpanStatusCode, extractTraceContext, inSpan, startSpan, traceparentOf } from '#observability/index.js';
-import { LRUCache } from 'lru-cache';
 
 export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
 

@@ -5,10 +5,10 @@
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
+import { LRUCache } from 'lru-cache';
 // The handler loader alone, not the package validation: each thread carries only what runs handlers.
 import { HandlerLoader } from '#skill-loader/handler-loader.js';
 import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread, TwinOp } from './sandbox-protocol.js';
-import { LRUCache } from 'lru-cache';
 
 if (!parentPort) throw new Error('sandbox-thread must run in a worker thread');
 const port = parentPort;

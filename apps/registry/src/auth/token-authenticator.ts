@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig, type TokenEntry } from '../config/app-config.js';
 import { ANONYMOUS, mayPublish, type Principal } from './principal.js';
-import { LRUCache } from 'lru-cache';
 
 /** Most recognised tokens remembered (see TokenAuthenticator.recognised); the least recently used go first. */
 const MAX_RECOGNISED_TOKENS = 1024;

@@ -59,18 +59,7 @@ function jsonReadHeaders(read: JsonRead): [string, string][] {
   return headers;
 }
 
-/**
- * Sends a catalog read: ETag, Cache-Control and its deprecation headers, then the body, or a 304
- * without one when the client's copy is current. The Nest controllers and the read fast path both
- * answer through here (the front through writeJsonRead).
- */
-export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, read: JsonRead): FastifyReply {
-  for (const [name, value] of jsonReadHeaders(read)) reply.header(name, value);
-  if (ifNoneMatchMatches(request.headers['if-none-match'], read.etag)) return reply.code(304).send();
-  return reply.header('content-type', JSON_CONTENT_TYPE).send(read.body);
-}
-
-/** The header lists writeJsonRead sends for a read (a 304's, a 200's), made once per read: a read never changes. */
+/** The header lists of a read (a 304's, a 200's), made once per read: a read never changes. Both writers send them. */
 const rawHeaderLists = new WeakMap<JsonRead, { notModified: string[]; ok: string[] }>();
 
 function rawHeaderListsOf(read: JsonRead): { notModified: string[]; ok: string[] } {
@@ -82,6 +71,18 @@ function rawHeaderListsOf(read: JsonRead): { notModified: string[]; ok: string[]
     rawHeaderLists.set(read, lists);
   }
   return lists;
+}
+
+/**
+ * Sends a catalog read: ETag, Cache-Control and its deprecation headers, then the body, or a 304
+ * without one when the client's copy is current. The Nest controllers and the read fast path both
+ * answer through here (the front through writeJsonRead).
+ */
+export function sendJsonRead(request: FastifyRequest, reply: FastifyReply, read: JsonRead): FastifyReply {
+  const { notModified } = rawHeaderListsOf(read);
+  for (let index = 0; index < notModified.length; index += 2) reply.header(notModified[index] as string, notModified[index + 1]);
+  if (ifNoneMatchMatches(request.headers['if-none-match'], read.etag)) return reply.code(304).send();
+  return reply.header('content-type', JSON_CONTENT_TYPE).send(read.body);
 }
 
 /** sendJsonRead on the bare HTTP response (the read front, before Fastify); the status it sent. */

@@ -13,7 +13,7 @@ const logger = new Logger('HttpEdge');
  * Most bytes of a refused body (announced over the limit) read and thrown away so the connection can
  * stay open; a longer one is answered at once and the connection closed.
  */
-export const DRAIN_REFUSED_BODY_MAX_BYTES = 8 * 1024 * 1024;
+const DRAIN_REFUSED_BODY_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * What every HTTP request passes before any route sees it, in one place:

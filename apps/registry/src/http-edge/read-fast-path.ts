@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { sendProblem } from '../problem/problem-details.filter.js';
 import type { SearchReads } from '../search/search-reads.js';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPromptsResult } from '@modelcontextprotocol/server';
+import { LRUCache } from 'lru-cache';
 import { splitSkillMarkdown } from '#agent-skills/index.js';
 import { isExecutable } from '#contracts/index.js';
 import { mcpPage } from '../mcp/mcp-paging.js';
@@ -7,7 +8,6 @@ import { PackageStore } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { type ToolFilter, matches } from '../tool-definitions/exposed-skills.js';
-import { LRUCache } from 'lru-cache';
 
 const PAGE_SIZE = 200;
 

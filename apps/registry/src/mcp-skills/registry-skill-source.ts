@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Resource } from '@modelcontextprotocol/server';
 import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
 import { parse as parseYaml } from 'yaml';
+import { LRUCache } from 'lru-cache';
 import { isAgentSkillsName, projectMetadataStrings, splitSkillMarkdown, toAgentSkillsName } from '#agent-skills/index.js';
 import { isExecutable } from '#contracts/index.js';
 import { mcpPage } from '../mcp/mcp-paging.js';
@@ -9,7 +10,6 @@ import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { type ToolFilter, matches } from '../tool-definitions/exposed-skills.js';
-import { LRUCache } from 'lru-cache';
 
 const SCHEME = 'skill://';
 const PAGE_SIZE = 100;

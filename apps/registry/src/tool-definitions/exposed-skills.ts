@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { isExecutable } from '#contracts/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
-import { LRUCache } from 'lru-cache';
 
 /** Which skills an agent is shown as tools; every field narrows the set. */
 export interface ToolFilter {
