@@ -18,7 +18,10 @@ import {
 } from '#skill-loader/index.js';
 import { NO_TOOLS_BRIDGE } from '../../executor/src/execution/no-tools-bridge.js';
 import { missingTools } from '../../executor/src/execution/required-tools.js';
+import { loadExecutorConfig } from '../../executor/src/config/executor-config.js';
+import { HandlerLauncher } from '../../executor/src/sandbox/handler-launcher.js';
 import { SandboxPool } from '../../executor/src/sandbox/sandbox-pool.js';
+import { handlerProcessLimits, sandboxPoolOptions } from '../../executor/src/sandbox/sandbox-settings.js';
 import type { TwinCallHandler } from '../../executor/src/sandbox/sandbox-protocol.js';
 import { ScriptSandbox, isolationFromEnvironment } from '#script-sandbox/index.js';
 import { type Output, loadEitherFormat } from './commands.js';
@@ -152,15 +155,23 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
   const adapters = parseToolAdapters(toolAdapters);
   const bridge: McpBridge & { close?: () => Promise<void> } =
     adapters.size > 0 ? new McpBridgeClient({ adapters, logger: silentLogger }) : NO_TOOLS_BRIDGE;
-  const sandbox = new SandboxPool(new URL('../../executor/src/sandbox/sandbox-thread.js', import.meta.url), {
-    maxThreads: 1,
-    cancelGraceMs: 1000,
-  });
+  // The executor's own sandbox: a bubblewrap process with nothing but the package (HANDLER_SANDBOX=none opts out).
+  const settings = loadExecutorConfig({ HANDLER_SANDBOX: process.env.HANDLER_SANDBOX, EXECUTOR_CONCURRENCY: '1' });
+  const sandbox = new SandboxPool(
+    new HandlerLauncher({
+      isolation: settings.HANDLER_SANDBOX,
+      maxFrameBytes: settings.SANDBOX_MAX_MESSAGE_MB * 1024 * 1024,
+      limits: handlerProcessLimits(settings),
+    }),
+    sandboxPoolOptions(settings),
+  );
   const validator = new JsonSchemaValidator();
   try {
     const files = await readPackageDir(packageDir);
     const copy = path.join(work, 'package');
     await writePackageFiles(copy, files);
+    // The sandbox user (nobody) reads the copy.
+    await chmod(work, 0o755);
     const contentHash = manifestHash(manifestOf(files));
     const missing = await missingTools(bridge, definition.tools_required);
     const results: ExampleResult[] = [];
@@ -196,7 +207,13 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
           outputSchemaRef: definition.output_schema,
           input: example.input as Record<string, unknown>,
         },
-        { timeoutMs: definition.timeout_seconds * 1000, signal: new AbortController().signal, bridge, twin: serveFakeTwin(twin) },
+        {
+          timeoutMs: definition.timeout_seconds * 1000,
+          signal: new AbortController().signal,
+          bridge,
+          declaredTools: definition.tools_required.map((tool) => tool.tool_id),
+          twin: serveFakeTwin(twin),
+        },
       );
       if (!outcome.ok) {
         results.push(result('failed', `${outcome.error.code}: ${outcome.error.message}`));
@@ -226,7 +243,7 @@ function serveFakeTwin(twin: FakeTwin): TwinCallHandler {
   return async (op, args) => {
     try {
       const value: unknown = await (twin[op] as (...callArgs: unknown[]) => Promise<unknown>)(...args);
-      // Content crosses to the thread as data; the thread adds text() again.
+      // Content crosses to the sandbox as data; the sandbox adds text() again.
       if (op === 'readContent') {
         const { bytes, mediaType, revision, contentHash } = value as WorkProductContent;
         return { ok: true, value: { bytes, mediaType, revision, contentHash } };

@@ -14,7 +14,9 @@ import { EXECUTION_HOOKS, type ExecutionHook } from './hooks/execution-hook.js';
 import { HookRunner } from './hooks/hook-runner.js';
 import { ExecutorHealthController } from './health/executor-health.controller.js';
 import { InfrastructureReadiness } from './health/infrastructure-readiness.js';
+import { HandlerLauncher } from './sandbox/handler-launcher.js';
 import { SandboxPool } from './sandbox/sandbox-pool.js';
+import { handlerProcessLimits, sandboxPoolOptions } from './sandbox/sandbox-settings.js';
 import { createPackageCacheRoot } from './scripts/package-cache-root.js';
 import { ScriptToolRunner } from './scripts/script-tool-runner.js';
 import { TwinStore, twinLimitsOf } from '#twin/index.js';
@@ -71,15 +73,14 @@ export class ExecutorModule {
       {
         provide: SandboxPool,
         useFactory: () =>
-          new SandboxPool(new URL('./sandbox/sandbox-thread.js', import.meta.url), {
-            maxThreads: config.EXECUTOR_CONCURRENCY,
-            cancelGraceMs: config.CANCEL_GRACE_MS,
-            resourceLimits: {
-              maxOldGenerationSizeMb: config.SANDBOX_MEMORY_MB,
-              maxYoungGenerationSizeMb: config.SANDBOX_YOUNG_GENERATION_MB,
-            },
-            spawnAfterMs: config.SANDBOX_SPAWN_AFTER_MS,
-          }),
+          new SandboxPool(
+            new HandlerLauncher({
+              isolation: config.HANDLER_SANDBOX,
+              maxFrameBytes: config.SANDBOX_MAX_MESSAGE_MB * 1024 * 1024,
+              limits: handlerProcessLimits(config),
+            }),
+            sandboxPoolOptions(config),
+          ),
       },
       // One sandbox for every script tool run; ScriptToolRunner checks at start whether it can run here.
       { provide: ScriptSandbox, useFactory: () => new ScriptSandbox({ isolation: config.SCRIPT_SANDBOX }) },

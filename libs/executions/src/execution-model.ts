@@ -60,6 +60,9 @@ export const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   'TOOL_TIMEOUT',
   'HANDLER_TIMEOUT',
   'WORKER_LOST',
+  // The handler's sandbox process died or passed a limit: worth another attempt in a fresh process.
+  'SANDBOX_CRASHED',
+  'RESOURCE_EXHAUSTED',
 ]);
 
 /** Total attempts allowed: 1 + retries for idempotent skills, always 1 otherwise. */

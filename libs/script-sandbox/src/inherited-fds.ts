@@ -4,18 +4,20 @@
  * them into the sandbox, where a pipe or socket to the host would be a way out. So every run starts as
  * a bash that closes all descriptors above 2 and then execs the real command.
  */
-const CLOSE_INHERITED_FDS = [
-  'for fd in /proc/self/fd/*; do',
-  '  fd=${fd##*/}',
-  // the listing's own descriptor is already closed when the loop runs: -e skips it
-  '  if ((fd > 2)) && [[ -e /proc/self/fd/$fd ]]; then exec {fd}>&-; fi',
-  'done',
-].join('\n');
+const closeInheritedFds = (highestKept: number) =>
+  [
+    'for fd in /proc/self/fd/*; do',
+    '  fd=${fd##*/}',
+    // the listing's own descriptor is already closed when the loop runs: -e skips it
+    `  if ((fd > ${highestKept})) && [[ -e /proc/self/fd/$fd ]]; then exec {fd}>&-; fi`,
+    'done',
+  ].join('\n');
 
 /**
- * The command line that runs `command` with only stdin, stdout and stderr open. With `emptyEnvironment`
- * the command starts with no variables at all (bash would otherwise export PWD, SHLVL and _).
+ * The command line that runs `command` with only stdin, stdout and stderr open (and the descriptors up
+ * to `highestKept`, which the caller opened on purpose, e.g. a sandbox process's pipe at 3). With
+ * `emptyEnvironment` the command starts with no variables at all (bash would otherwise export PWD, SHLVL and _).
  */
-export function withInheritedFdsClosed(bash: string, command: string[], emptyEnvironment: boolean): string[] {
-  return [bash, '-c', `${CLOSE_INHERITED_FDS}\nexec ${emptyEnvironment ? '-c ' : ''}"$@"`, 'close-inherited-fds', ...command];
+export function withInheritedFdsClosed(bash: string, command: string[], emptyEnvironment: boolean, highestKept = 2): string[] {
+  return [bash, '-c', `${closeInheritedFds(highestKept)}\nexec ${emptyEnvironment ? '-c ' : ''}"$@"`, 'close-inherited-fds', ...command];
 }

@@ -59,6 +59,16 @@ export class ScriptSandbox {
     await this.hostSetup();
   }
 
+  /** What the probe found (bash, prlimit, the host layout, the sandbox user), for other sandboxed processes. */
+  host(): Promise<HostSetup> {
+    return this.hostSetup();
+  }
+
+  /** Where bwrap is. */
+  get bubblewrap(): string {
+    return this.bwrapPath();
+  }
+
   /**
    * Runs one script. Every problem of the script is an outcome; it rejects only with SandboxUnavailable,
    * or with a RangeError/TypeError for a malformed request (limits, timeout, env names).

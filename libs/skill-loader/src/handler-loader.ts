@@ -20,6 +20,8 @@ export interface HandlerLoaderOptions {
   sdkEntry?: string;
   cacheDir?: string | false;
   transpiler?: 'swc' | 'babel';
+  /** JavaScript transpiled ahead of time, used instead of transpiling (see ModuleRuntimeOptions.precompiledDir). */
+  precompiledDir?: string | null;
 }
 
 type SkillLoadErrorClass = new (skillName: string, reason: string, path: string) => Error;
@@ -46,6 +48,7 @@ export class HandlerLoader {
       sdkEntry: options.sdkEntry,
       transpileCacheDir: cacheSubdir(cacheDir, 'jiti'),
       transpiler: options.transpiler,
+      precompiledDir: options.precompiledDir,
     });
     return new HandlerLoader(runtime, cacheDir);
   }

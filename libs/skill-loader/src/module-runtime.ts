@@ -1,6 +1,7 @@
 import type { SkillHandlerClass } from '@skill-registry/sdk';
 import { createJiti, type Jiti, type JitiOptions, type ModuleCache } from 'jiti';
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, SourceMap } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -21,6 +22,13 @@ export interface ModuleRuntimeOptions {
   transpileCacheDir?: string | null;
   /** 'swc' (default) or 'babel' (jiti's own); see SkillPackageLoaderOptions.transpiler. */
   transpiler?: 'swc' | 'babel';
+  /**
+   * Directory of JavaScript transpiled ahead of time (see precompileRuntime, precompilePackage): a file
+   * found there is used as is, so a sandbox never loads a compiler for it; others are transpiled as usual.
+   */
+  precompiledDir?: string | null;
+  /** Also write everything this runtime compiles into this directory (a trusted process preparing a sandbox's precompiledDir). */
+  recordTo?: string;
 }
 
 /** Maps a position in transpiled code (1-based) back to the package's own source; null when unknown. */
@@ -111,6 +119,32 @@ function describeSwcError(error: unknown, filename: string | undefined): string 
   return `${message} (${basename(file ?? filename ?? '')}:${line}:${column})`;
 }
 
+/** The file name of a precompiled module: the source's hash and whether jiti treats it as TypeScript. */
+export function precompiledName(source: string, ts: boolean | undefined): string {
+  return `${createHash('sha256').update(source).digest('hex').slice(0, 40)}.${ts ? 'ts' : 'js'}.cjs`;
+}
+
+/** Looks a module up in `dir` by its source; compiles the ones not there with `compile`. */
+function precompiledTransform(dir: string, compile: JitiTransform): JitiTransform {
+  return (options) => {
+    const file = join(dir, precompiledName(options.source, options.ts));
+    if (existsSync(file)) return { code: readFileSync(file, 'utf8') };
+    return compile(options);
+  };
+}
+
+/**
+ * Transpiles with SWC (in a trusted process) into `dir`, for a runtime that finds them there: `record`
+ * wraps a transform so that everything it compiles is also written out.
+ */
+export function recordingTransform(dir: string, compile: JitiTransform): JitiTransform {
+  return (options) => {
+    const result = compile(options);
+    if (!result.error) writeFileSync(join(dir, precompiledName(options.source, options.ts)), result.code);
+    return result;
+  };
+}
+
 /** Constant source of the scope entry module: one fs-cache entry serves every scope. */
 const SCOPE_ENTRY_SOURCE = 'module.exports = function requireInScope(id) { return require(id); };';
 
@@ -127,6 +161,7 @@ export class PackageModuleRuntime {
   /** Where a stack frame of transpiled package code really is in the package's file. */
   readonly mapPosition: PositionMapper;
   private readonly jiti: Jiti;
+  private readonly compile: JitiTransform | null;
   private readonly sharedModules: ModuleCache = {};
   private readonly scopeEntryFile: string;
 
@@ -150,12 +185,34 @@ export class PackageModuleRuntime {
       interopDefault: true,
     };
     const swc = options.transpiler === 'babel' ? null : loadSwc();
-    const transform = (swc ? swcTransform(swc) : null) ?? createJiti(import.meta.url, { fsCache: false }).options.transform;
+    const compile = (swc ? swcTransform(swc) : null) ?? createJiti(import.meta.url, { fsCache: false }).options.transform;
+    const looked = compile && options.precompiledDir ? precompiledTransform(options.precompiledDir, compile) : compile;
+    const transform = looked && options.recordTo ? recordingTransform(options.recordTo, looked) : looked;
+    this.compile = compile ?? null;
     // Babel keeps line numbers; SWC does not, so its positions are mapped back through a source map.
     this.mapPosition = swc ? swcPositionMapper(swc) : (_file, line, column) => ({ line, column });
     if (transform) jitiOptions.transform = (transformOptions) => rewriteTsImports(transform(transformOptions), transformOptions.filename);
     this.jiti = createJiti(import.meta.url, jitiOptions);
     this.sdk = this.loadSdk();
+  }
+
+  /**
+   * Transpiles every JavaScript and TypeScript file of a package into `dir` as precompiledName names
+   * them, without evaluating any of it: a sandbox given `dir` as its precompiledDir needs no compiler.
+   */
+  precompilePackage(files: readonly { path: string; bytes: Uint8Array }[], packageDir: string, dir: string): number {
+    if (!this.compile) return 0;
+    let written = 0;
+    for (const file of files) {
+      if (!/\.[cm]?[jt]sx?$/.test(file.path) || /(^|\/)node_modules\//.test(file.path)) continue;
+      const source = Buffer.from(file.bytes).toString('utf8');
+      const ts = /\.[cm]?tsx?$/.test(file.path);
+      const result = this.compile({ source, filename: join(packageDir, file.path), ts });
+      if (result.error) continue; // the sandbox compiles it itself and reports the error with its position
+      writeFileSync(join(dir, precompiledName(source, ts)), result.code);
+      written++;
+    }
+    return written;
   }
 
   /** A fresh module graph: modules loaded through it share instances with each other, not with other scopes. */

@@ -8,6 +8,8 @@ export type SkillErrorCode =
   | 'HANDLER_TIMEOUT'
   | 'HANDLER_ERROR'
   | 'WORKER_LOST'
+  | 'SANDBOX_CRASHED'
+  | 'RESOURCE_EXHAUSTED'
   | 'CANCELLED';
 
 /** Base class of every error a skill handler may throw on purpose. */

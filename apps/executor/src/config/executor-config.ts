@@ -43,12 +43,27 @@ export const executorConfigSchema = z
       .default(join(tmpdir(), 'skill-registry', 'packages')),
     /** Size bound of that cache; least recently used packages are removed above it. */
     PACKAGE_CACHE_MAX_MB: positiveInt(1, 1_000_000).default(512),
-    /** Old-generation heap limit of each sandbox thread. */
+    /**
+     * How TypeScript handlers are isolated: `bubblewrap` (default; a sandbox process per package) or
+     * `none`, the operator's explicit opt-out (a plain child process, logged loudly at start).
+     */
+    HANDLER_SANDBOX: z.enum(['bubblewrap', 'none'], { message: "HANDLER_SANDBOX must be 'bubblewrap' or 'none'" }).default('bubblewrap'),
+    /** Most sandbox processes at once, across packages (each runs one handler at a time). */
+    SANDBOX_MAX_PROCESSES: positiveInt(1, 1024).optional(),
+    /** Runs one sandbox process serves before it is replaced. */
+    SANDBOX_RUNS_PER_PROCESS: positiveInt(1, 1_000_000).default(1000),
+    /** A sandbox process idle this long is ended. */
+    SANDBOX_IDLE_MS: positiveInt(100, 3_600_000).default(60_000),
+    /** V8 heap limit (old generation) of each sandbox process. */
     SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
-    /** Young-generation size of each sandbox thread: small, as handlers allocate little (about 5 MB of RSS per thread less than V8's default). */
-    SANDBOX_YOUNG_GENERATION_MB: positiveInt(1, 256).default(4),
-    /** While runs wait for a sandbox thread, one more is started after this long (threads stay few while runs are short). */
-    SANDBOX_SPAWN_AFTER_MS: z.coerce.number().int().min(0).max(60_000).default(500),
+    /** Address space of each sandbox process (RLIMIT_AS); default 1 GiB plus 4 × SANDBOX_MEMORY_MB. */
+    SANDBOX_ADDRESS_SPACE_MB: positiveInt(256, 65_536).optional(),
+    /** CPU time of a sandbox process over its life (RLIMIT_CPU); it is replaced at half of it. */
+    SANDBOX_CPU_SECONDS: positiveInt(1, 86_400).default(600),
+    /** Largest message a sandbox process may send (a handler's result, a twin write). */
+    SANDBOX_MAX_MESSAGE_MB: positiveInt(1, 1024).default(64),
+    /** Bytes a handler may write to stdout and stderr per run before its process is stopped. */
+    SANDBOX_MAX_OUTPUT_KB: positiveInt(1, 1_048_576).default(1024),
     /**
      * How script tools (Agent Skills) are isolated: `bubblewrap` (default) or `none`, the operator's
      * explicit opt-out (plain child processes). Read by the sandbox library's own rule.
@@ -77,6 +92,11 @@ export const executorConfigSchema = z
     EXECUTOR_PORT: portVariable.default(3100),
     LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
   })
+  .transform((config) => ({
+    ...config,
+    SANDBOX_MAX_PROCESSES: config.SANDBOX_MAX_PROCESSES ?? config.EXECUTOR_CONCURRENCY,
+    SANDBOX_ADDRESS_SPACE_MB: config.SANDBOX_ADDRESS_SPACE_MB ?? 1024 + 4 * config.SANDBOX_MEMORY_MB,
+  }))
   .refine((config) => config.LOST_AFTER_MS >= 2 * config.HEARTBEAT_MS, {
     path: ['LOST_AFTER_MS'],
     message: 'must be at least twice HEARTBEAT_MS (a single late heartbeat must not look like a dead worker)',

@@ -308,7 +308,7 @@ export class ExecutionRunner {
     }
   }
 
-  /** A TypeScript skill's handler, in a sandbox thread. */
+  /** A TypeScript skill's handler, in a sandbox process of its package. */
   private async runHandler(
     execution: ExecutionRecord,
     version: ExecutableVersion,
@@ -343,6 +343,17 @@ export class ExecutionRunner {
         timeoutMs: contract.timeoutSeconds * 1000,
         signal,
         bridge,
+        // Seed 000: a skill calls only the tools it declares.
+        declaredTools: version.toolsRequired.map((tool) => tool.tool_id),
+        onUndeclaredTool: (toolId) =>
+          void this.emit(execution.id, {
+            type: 'tool_completed',
+            at: now(),
+            tool_id: toolId,
+            duration_ms: 0,
+            ok: false,
+            error: { code: 'PRECONDITION_FAILED', message: `Tool '${toolId}' is not declared in tools_required` },
+          }),
         twin: this.twin.handlerFor({
           executionId: execution.id,
           branch: execution.branch,

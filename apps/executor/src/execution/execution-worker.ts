@@ -58,7 +58,11 @@ export class ExecutionWorker implements OnApplicationShutdown {
       jobCounts: () => (this.queue as Queue<ExecutionJob>).getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'),
     });
     this.queue.on('error', (error) => this.logger.warn(`queue: ${error.message}`));
-    await this.sandbox.warm(Math.min(2, this.config.EXECUTOR_CONCURRENCY));
+    // Handlers run only isolated: without bubblewrap (and without the operator's opt-out) they fail PRECONDITION_FAILED.
+    const sandboxProblem = await this.sandbox.unavailableReason();
+    if (sandboxProblem) this.logger.error(sandboxProblem);
+    else if (this.config.HANDLER_SANDBOX === 'none')
+      this.logger.warn('SKILL HANDLERS RUN WITHOUT ISOLATION (HANDLER_SANDBOX=none, operator opt-out): they can read this machine and reach its network');
     this.worker = new Worker<ExecutionJob>(EXECUTION_QUEUE, (job) => this.process(job), {
       connection: new Redis(connection.url, { maxRetriesPerRequest: null }),
       prefix: this.config.QUEUE_PREFIX,

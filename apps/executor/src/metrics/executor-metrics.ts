@@ -77,8 +77,8 @@ export class ExecutorMetrics {
       },
     });
     new Gauge({
-      name: 'skill_sandbox_threads',
-      help: 'Worker threads of the TypeScript sandbox pool',
+      name: 'skill_sandbox_processes',
+      help: 'Sandbox processes running TypeScript handlers (idle or busy)',
       registers: [this.registry],
       collect() {
         this.set(sandbox.size);

@@ -1,317 +1,290 @@
-import { Worker } from 'node:worker_threads';
 import type { McpBridge } from '@skill-registry/sdk';
 import type { ExecutionError } from '#executions/index.js';
-import type { RunRequest, ToParent, ToThread, TwinCallHandler } from './sandbox-protocol.js';
+import { SandboxProcess, type ProcessBounds, type ProcessSpawn, type SandboxOutcome } from './sandbox-process.js';
+import type { RunRequest, ToolReplyBody, TwinCallHandler, TwinOp } from './sandbox-protocol.js';
+
+export type { SandboxOutcome } from './sandbox-process.js';
 
 export interface SandboxRunOptions {
-  /** Hard limit: the thread is terminated when it passes, even if the handler never yields. */
+  /** Hard limit: the process is killed when it passes, even if the handler never yields. */
   timeoutMs: number;
-  /** Cancellation: the handler's signal fires, and after `cancelGraceMs` the thread is terminated. */
+  /** Cancellation: the handler's signal fires, and after `cancelGraceMs` the process is killed. */
   signal: AbortSignal;
   bridge: McpBridge;
+  /** The tools the version declares (`tools_required`): a call to any other fails PRECONDITION_FAILED. */
+  declaredTools: readonly string[];
+  /** A call to an undeclared tool, refused (the runner records it as an event). */
+  onUndeclaredTool?: (toolId: string) => void;
   /** Serves the handler's twin calls; without it they fail as unavailable. */
   twin?: TwinCallHandler;
   onLog?: (level: string, message: string, fields: Record<string, unknown>) => void;
 }
 
-export type SandboxOutcome = { ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError };
-
-interface SandboxThread {
-  worker: Worker;
-  ready: Promise<void>;
-  busy: boolean;
-  /** It carries the compiler (it had to transpile a package): retired when it is free and no run waits. */
-  retire: boolean;
-  idleSince: number;
+/** Makes the process spec for a package (HandlerLauncher in the executor; a stand-in in the pool's own tests). */
+export interface SandboxLauncher {
+  spawnSpec(packageDir: string, contentHash: string): Promise<ProcessSpawn>;
+  /** Null when processes can start here, else why not (the message names what to install). */
+  unavailableReason?(): Promise<string | null>;
 }
 
-/** Options of a SandboxPool. */
 export interface SandboxPoolOptions {
-  /** Most threads at once (one run per thread). */
-  maxThreads: number;
+  /** Most sandbox processes at once, across packages (SANDBOX_MAX_PROCESSES). */
+  maxProcesses: number;
   cancelGraceMs: number;
-  resourceLimits?: { maxOldGenerationSizeMb?: number; maxYoungGenerationSizeMb?: number };
-  /**
-   * While every thread is busy and runs wait, one more thread is started after this long (see grow):
-   * threads stay few while runs are short; long runs still get threads of their own.
-   */
-  spawnAfterMs?: number;
-  /** A thread idle this long is ended (the threads warm() started stay). */
-  idleRetireMs?: number;
+  /** Runs one process serves before it is replaced. */
+  maxRunsPerProcess: number;
+  /** A process idle this long is ended. */
+  idleMs: number;
+  /** RLIMIT_CPU of each process, s: it is replaced once it used half of it. */
+  cpuSeconds: number;
+  bounds: ProcessBounds;
 }
 
-export const SPAWN_AFTER_MS = 500;
-export const IDLE_RETIRE_MS = 60_000;
-
-/** The environment a sandbox thread sees: no database, Redis or token variables. */
-export function minimalEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const keep = ['PATH', 'HOME', 'LANG', 'TZ', 'NODE_ENV', 'TMPDIR'];
-  return Object.fromEntries(keep.flatMap((key) => (source[key] !== undefined ? [[key, source[key] as string]] : [])));
-}
+type Waiter = { contentHash: string; packageDir: string; take: (process: SandboxProcess) => void; fail: (error: Error) => void };
 
 /**
- * A pool of worker threads that run skill handlers, one run per thread. A thread that overruns its
- * timeout or ignores a cancellation is terminated and replaced; the pool keeps serving other runs.
- * Threads are started on demand: a run first waits (briefly, see spawnAfterMs) for a busy thread to
- * become free, so the pool holds as many threads as runs really overlap, not as many as it may.
+ * Sandbox processes, reused only for the same package content hash: two packages never share one.
+ * A process runs one request at a time; it is replaced after maxRunsPerProcess runs, after idleMs
+ * idle, when it used half its CPU budget, and at once after any run that did not succeed (a failed,
+ * timed-out or cancelled run may have left it in any state). At most maxProcesses exist; a package
+ * that needs one when all are taken ends the least recently used idle one, or waits its turn.
  */
 export class SandboxPool {
-  private readonly idle: SandboxThread[] = [];
-  private readonly all = new Set<SandboxThread>();
-  /** Runs waiting for a thread, oldest first. */
-  private readonly waiting: { take: (thread: SandboxThread) => void; fail: (error: Error) => void; since: number }[] = [];
-  /** The pending start of one more thread for waiting runs (see grow). */
-  private growth: NodeJS.Timeout | null = null;
-  /** Threads kept however long idle: those warm() started. */
-  private minThreads = 0;
+  private readonly idle = new Map<string, SandboxProcess[]>();
+  private readonly all = new Set<SandboxProcess>();
+  /** Processes being started (they count against maxProcesses). */
+  private starting = 0;
+  private readonly waiting: Waiter[] = [];
   private readonly sweep: NodeJS.Timeout;
-  private nextRunId = 1;
   private closed = false;
 
   constructor(
-    private readonly threadEntry: URL,
+    private readonly launcher: SandboxLauncher,
     private readonly options: SandboxPoolOptions,
   ) {
-    this.sweep = setInterval(() => this.retireIdle(), 10_000).unref();
+    this.sweep = setInterval(() => this.retireIdle(), Math.min(10_000, Math.max(100, options.idleMs / 2))).unref();
   }
 
-  /** Starts `count` threads ahead of time so the first runs do not pay the start-up. */
-  async warm(count = this.options.maxThreads): Promise<void> {
-    const threads = Array.from({ length: Math.min(count, this.options.maxThreads) }, () => this.spawn());
-    this.minThreads = Math.max(this.minThreads, threads.length);
-    await Promise.all(threads.map((thread) => thread.ready));
-    for (const thread of threads) this.release(thread);
-  }
-
+  /** Processes alive now (idle or busy). */
   get size(): number {
     return this.all.size;
   }
 
+  /** Process ids of the live sandbox processes (for memory figures and tests). */
+  pids(): number[] {
+    return [...this.all].flatMap((process) => (process.pid === undefined ? [] : [process.pid]));
+  }
+
+  /** Null when handlers can run here, else why not. */
+  async unavailableReason(): Promise<string | null> {
+    return (await this.launcher.unavailableReason?.()) ?? null;
+  }
+
   async run(request: Omit<RunRequest, 'type' | 'runId'>, options: SandboxRunOptions): Promise<SandboxOutcome> {
-    const thread = await this.acquire();
-    await thread.ready;
-    const runId = this.nextRunId++;
-    // Tool calls of this run stop with it (timeout, cancellation, thread death), not only with the execution.
-    // Made on the first tool call: most runs of pure-logic skills never need it (an abort costs a DOMException).
-    let toolCalls: { controller: AbortController; signal: AbortSignal } | undefined;
-    const toolSignal = () => {
-      if (!toolCalls) {
-        const controller = new AbortController();
-        toolCalls = { controller, signal: AbortSignal.any([options.signal, controller.signal]) };
-      }
-      return toolCalls.signal;
-    };
-    return new Promise<SandboxOutcome>((resolve) => {
-      let settled = false;
-      let graceTimer: NodeJS.Timeout | undefined;
-      const finish = (outcome: SandboxOutcome, terminate: boolean) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        clearTimeout(graceTimer);
-        options.signal.removeEventListener('abort', onAbort);
-        thread.worker.off('message', onMessage);
-        thread.worker.off('exit', onExit);
-        if (terminate) this.discard(thread);
-        else this.release(thread);
-        toolCalls?.controller.abort();
-        resolve(outcome);
-      };
-      const timer = setTimeout(
-        () =>
-          finish(
-            {
-              ok: false,
-              error: {
-                code: 'HANDLER_TIMEOUT',
-                message: `The handler did not finish within ${options.timeoutMs} ms and was stopped`,
-                details: { timeout_ms: options.timeoutMs },
-              },
-            },
-            true,
-          ),
-        options.timeoutMs,
-      );
-      const onAbort = () => {
-        thread.worker.postMessage({ type: 'abort', runId } satisfies ToThread);
-        graceTimer = setTimeout(
-          () =>
-            finish({ ok: false, error: { code: 'CANCELLED', message: 'Execution cancelled; the handler was stopped', details: {} } }, true),
-          this.options.cancelGraceMs,
-        );
-      };
-      const onExit = (code: number) =>
-        finish({ ok: false, error: { code: 'HANDLER_ERROR', message: `The sandbox thread exited (code ${code})`, details: {} } }, true);
-      const onMessage = (message: ToParent) => {
-        if (!('runId' in message) || message.runId !== runId) return;
-        if (message.type === 'result') {
-          if (message.retire) thread.retire = true;
-          if (message.outcome === 'ok') finish({ ok: true, output: message.output }, false);
-          else finish({ ok: false, error: options.signal.aborted ? cancelledFrom(message.error) : message.error }, false);
-        } else if (message.type === 'log') {
-          options.onLog?.(message.level, message.message, message.fields);
-        } else if (message.type === 'tool_call') {
-          void callTool(options.bridge, toolSignal(), message.op, message.args).then((reply) => {
-            if (!settled) thread.worker.postMessage({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToThread);
-          });
-        } else if (message.type === 'twin_call') {
-          const served = options.twin
-            ? options.twin(message.op, message.args, toolSignal()).catch((error: Error) => twinUnavailable(error.message))
-            : Promise.resolve(twinUnavailable('this executor serves no digital twin'));
-          void served.then((reply) => {
-            if (!settled) thread.worker.postMessage({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToThread);
-          });
-        }
-      };
-      thread.worker.on('message', onMessage);
-      thread.worker.on('exit', onExit);
-      if (options.signal.aborted) onAbort();
-      else options.signal.addEventListener('abort', onAbort, { once: true });
-      thread.worker.postMessage({ type: 'run', runId, ...request } satisfies ToThread);
+    const unavailable = await this.unavailableReason();
+    if (unavailable) return { ok: false, error: { code: 'PRECONDITION_FAILED', message: unavailable, details: { reason: 'SANDBOX_UNAVAILABLE' } } };
+    let process: SandboxProcess;
+    try {
+      process = await this.acquire(request.contentHash, request.packagePath);
+      await process.ready;
+    } catch (error) {
+      return { ok: false, error: { code: 'SANDBOX_CRASHED', message: `The handler's sandbox could not start: ${(error as Error).message}`, details: {} } };
+    }
+    const declared = new Set(options.declaredTools);
+    // Tool calls of this run stop with it (timeout, cancellation, process death), not only with the execution.
+    const calls = new AbortController();
+    const callSignal = AbortSignal.any([options.signal, calls.signal]);
+    const outcome = await process.run(request, {
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      cancelGraceMs: this.options.cancelGraceMs,
+      onLog: (level, message, fields) => options.onLog?.(level, message, fields),
+      onToolCall: (op, args) => callTool(options, declared, callSignal, op, args),
+      onTwinCall: (op, args) =>
+        options.twin
+          ? options.twin(op as TwinOp, args, callSignal).catch((error: Error) => twinUnavailable(error.message))
+          : Promise.resolve(twinUnavailable('this executor serves no digital twin')),
     });
+    calls.abort();
+    this.release(process, outcome.ok);
+    if (!outcome.ok && options.signal.aborted && outcome.error.code !== 'CANCELLED') return { ok: false, error: cancelledFrom(outcome.error) };
+    return outcome;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweep);
-    if (this.growth) clearTimeout(this.growth);
     for (const waiter of this.waiting.splice(0)) waiter.fail(new Error('sandbox pool is closed'));
-    await Promise.all([...this.all].map((thread) => thread.worker.terminate()));
-    this.all.clear();
-    this.idle.length = 0;
+    const gone = [...this.all].map((process) => new Promise<void>((resolve) => process.onExit(resolve)));
+    for (const process of this.all) process.stop();
+    await Promise.all(gone);
+    this.idle.clear();
   }
 
-  /** An idle thread; else a new one while there are none; else the first to become free (see grow). */
-  private acquire(): Promise<SandboxThread> {
+  private acquire(contentHash: string, packageDir: string): Promise<SandboxProcess> {
     if (this.closed) return Promise.reject(new Error('sandbox pool is closed'));
-    const idle = this.idle.pop();
-    if (idle) return Promise.resolve(this.claim(idle));
-    if (this.all.size === 0) return Promise.resolve(this.claim(this.spawn()));
-    return new Promise<SandboxThread>((resolve, reject) => {
-      this.waiting.push({ take: (thread) => resolve(this.claim(thread)), fail: reject, since: performance.now() });
-      this.grow();
+    const reused = this.takeIdle(contentHash);
+    if (reused) return Promise.resolve(reused);
+    return new Promise<SandboxProcess>((resolve, reject) => {
+      this.waiting.push({ contentHash, packageDir, take: resolve, fail: reject });
+      this.dispatch();
     });
   }
 
-  /**
-   * When a run has waited spawnAfterMs for a thread, one more thread is started (one at a time, up to
-   * maxThreads): short runs free their thread sooner than that, so the pool stays small, however
-   * steadily runs queue behind each other; long ones (tool calls, slow handlers) make it grow to what
-   * they need. A thread start costs a new V8 isolate loading the module runtime, the SDK and zod: far
-   * more than many short runs.
-   */
-  private grow(): void {
-    if (this.growth || this.closed || this.waiting.length === 0 || this.all.size >= this.options.maxThreads) return;
-    const spawnAfterMs = this.options.spawnAfterMs ?? SPAWN_AFTER_MS;
-    const oldest = this.waiting[0] as (typeof this.waiting)[number];
-    this.growth = setTimeout(
-      () => {
-        // The timer stays in `growth` while the new thread starts, so that one start is under way at a time.
-        if (this.waiting.length === 0 || this.closed || this.all.size >= this.options.maxThreads) return void (this.growth = null);
-        // The run this timer was for may have got a thread meanwhile: wait for the one now oldest.
-        if (performance.now() - (this.waiting[0] as (typeof this.waiting)[number]).since < spawnAfterMs) {
-          this.growth = null;
-          return this.grow();
+  /** Serves waiting runs, oldest first: an idle process of their package, else a new one where there is room. */
+  private dispatch(): void {
+    for (let index = 0; index < this.waiting.length; ) {
+      const waiter = this.waiting[index] as Waiter;
+      const reused = this.takeIdle(waiter.contentHash);
+      if (reused) {
+        this.waiting.splice(index, 1);
+        waiter.take(reused);
+        continue;
+      }
+      if (this.all.size + this.starting >= this.options.maxProcesses && !this.evictLeastRecentlyUsed()) {
+        index++;
+        continue;
+      }
+      this.waiting.splice(index, 1);
+      this.start(waiter);
+    }
+  }
+
+  private start(waiter: Waiter): void {
+    this.starting++;
+    void this.launcher.spawnSpec(waiter.packageDir, waiter.contentHash).then(
+      (spec) => {
+        this.starting--;
+        if (this.closed) {
+          void spec.cleanUp();
+          return waiter.fail(new Error('sandbox pool is closed'));
         }
-        const thread = this.spawn();
-        const handOver = () => {
-          this.growth = null;
-          if (this.all.has(thread)) this.release(thread);
-          this.grow();
-        };
-        void thread.ready.then(handOver, handOver);
+        const process = new SandboxProcess(waiter.contentHash, spec, this.options.bounds);
+        this.all.add(process);
+        process.onExit(() => this.forget(process));
+        waiter.take(process);
       },
-      Math.max(0, oldest.since + spawnAfterMs - performance.now()),
+      (error: Error) => {
+        this.starting--;
+        waiter.fail(error);
+        this.dispatch();
+      },
     );
   }
 
-  private claim(thread: SandboxThread): SandboxThread {
-    thread.busy = true;
-    return thread;
-  }
-
-  private release(thread: SandboxThread): void {
-    thread.busy = false;
-    const waiter = this.closed ? undefined : this.waiting.shift();
-    // A thread carrying the compiler serves the runs waiting now (more new packages compile without
-    // loading it again), and is retired when none wait; its successor reads the compiled packages from
-    // the loader's cache, without the compiler.
-    if (waiter) waiter.take(thread);
-    else if (this.closed || thread.retire) this.discard(thread);
-    else {
-      thread.idleSince = Date.now();
-      this.idle.push(thread);
+  private takeIdle(contentHash: string): SandboxProcess | null {
+    const list = this.idle.get(contentHash);
+    while (list && list.length > 0) {
+      const process = list.pop() as SandboxProcess;
+      if (list.length === 0) this.idle.delete(contentHash);
+      if (process.alive) return process;
     }
+    return null;
   }
 
-  /** Ends threads idle for idleRetireMs, oldest first, down to the number warm() started. */
+  private release(process: SandboxProcess, succeeded: boolean): void {
+    const spent =
+      !succeeded ||
+      !process.alive ||
+      process.runs >= this.options.maxRunsPerProcess ||
+      process.cpuMs >= (this.options.cpuSeconds * 1000) / 2 ||
+      this.closed;
+    if (spent) {
+      this.discard(process);
+    } else {
+      const list = this.idle.get(process.contentHash) ?? [];
+      list.push(process);
+      this.idle.set(process.contentHash, list);
+    }
+    this.dispatch();
+  }
+
+  /** Ends the least recently used idle process (of any package) to make room; false when none is idle. */
+  private evictLeastRecentlyUsed(): boolean {
+    let oldest: SandboxProcess | null = null;
+    for (const list of this.idle.values()) for (const process of list) if (!oldest || process.lastUsed < oldest.lastUsed) oldest = process;
+    if (!oldest) return false;
+    this.removeIdle(oldest);
+    this.discard(oldest);
+    return true;
+  }
+
   private retireIdle(): void {
-    const before = Date.now() - (this.options.idleRetireMs ?? IDLE_RETIRE_MS);
-    while (this.all.size > this.minThreads && this.idle.length > 0 && (this.idle[0]?.idleSince ?? 0) < before) {
-      this.discard(this.idle.shift() as SandboxThread);
+    const before = Date.now() - this.options.idleMs;
+    for (const list of [...this.idle.values()]) {
+      for (const process of [...list]) {
+        if (process.lastUsed < before) {
+          this.removeIdle(process);
+          this.discard(process);
+        }
+      }
     }
   }
 
-  private discard(thread: SandboxThread): void {
-    this.all.delete(thread);
-    void thread.worker.terminate();
-    // A run waiting for a thread gets a new one in this one's place.
-    if (!this.closed && this.waiting.length > 0 && this.all.size < this.options.maxThreads) {
-      (this.waiting.shift() as (typeof this.waiting)[number]).take(this.spawn());
-    }
+  private removeIdle(process: SandboxProcess): void {
+    const list = this.idle.get(process.contentHash);
+    if (!list) return;
+    const index = list.indexOf(process);
+    if (index >= 0) list.splice(index, 1);
+    if (list.length === 0) this.idle.delete(process.contentHash);
   }
 
-  private spawn(): SandboxThread {
-    const worker = new Worker(this.threadEntry, {
-      env: minimalEnvironment(),
-      resourceLimits: this.options.resourceLimits,
-      stdout: false,
-      stderr: false,
-    });
-    const ready = new Promise<void>((resolve, reject) => {
-      const onMessage = (message: ToParent) => {
-        if (message.type !== 'ready') return;
-        worker.off('message', onMessage);
-        worker.off('error', reject);
-        resolve();
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-    });
-    // An error after start (e.g. an uncaught exception from a handler's stray timer) ends the thread.
-    worker.on('error', () => undefined);
-    const thread: SandboxThread = { worker, ready, busy: false, retire: false, idleSince: Date.now() };
-    this.all.add(thread);
-    worker.once('exit', () => {
-      this.all.delete(thread);
-      const index = this.idle.indexOf(thread);
-      if (index >= 0) this.idle.splice(index, 1);
-    });
-    return thread;
+  /** Stops a process now (SIGKILL to its group: gone within milliseconds); its slot is free at once. */
+  private discard(process: SandboxProcess): void {
+    this.all.delete(process);
+    process.stop();
+  }
+
+  private forget(process: SandboxProcess): void {
+    this.all.delete(process);
+    this.removeIdle(process);
+    if (!this.closed) this.dispatch();
   }
 }
 
-function twinUnavailable(message: string) {
-  return { ok: false, error: { code: 'HANDLER_ERROR' as const, message, details: { reason: 'UNAVAILABLE' } } };
+function twinUnavailable(message: string): ToolReplyBody {
+  return { ok: false, error: { code: 'HANDLER_ERROR', message, details: { reason: 'UNAVAILABLE' } } };
 }
 
 function cancelledFrom(error: ExecutionError): ExecutionError {
   return { code: 'CANCELLED', message: 'Execution cancelled', details: { handler_error: error } };
 }
 
+/** A tool call of the handler: only tools its version declares reach the bridge. */
 async function callTool(
-  bridge: McpBridge,
+  options: SandboxRunOptions,
+  declared: ReadonlySet<string>,
   signal: AbortSignal,
-  op: string,
+  op: 'invoke' | 'isAvailable' | 'listTools',
   args: unknown[],
-): Promise<{ ok: boolean; value?: unknown; error?: ExecutionError }> {
+): Promise<ToolReplyBody> {
+  const bridge = options.bridge;
   try {
-    if (op === 'invoke') {
-      const [toolId, params, invokeOptions] = args as [string, Record<string, unknown>, { timeoutMs?: number } | undefined];
-      return { ok: true, value: await bridge.invoke(toolId, params, { timeoutMs: invokeOptions?.timeoutMs, signal }) };
+    if (op === 'listTools') {
+      const capability = typeof args[0] === 'string' ? args[0] : undefined;
+      return { ok: true, value: (await bridge.listTools(capability)).filter((tool) => declared.has(tool.toolId)) };
     }
-    if (op === 'isAvailable') return { ok: true, value: await bridge.isAvailable(args[0] as string) };
-    return { ok: true, value: await bridge.listTools(args[0] as string | undefined) };
+    const toolId = args[0];
+    if (typeof toolId !== 'string' || toolId.length > 200) return { ok: false, error: { code: 'TOOL_ERROR', message: 'a tool id must be a string', details: {} } };
+    if (!declared.has(toolId)) {
+      if (op === 'isAvailable') return { ok: true, value: false };
+      options.onUndeclaredTool?.(toolId);
+      return {
+        ok: false,
+        error: {
+          code: 'PRECONDITION_FAILED',
+          message: `Tool '${toolId}' is not declared in this skill's tools_required; a skill may call only the tools it declares`,
+          details: { tool: toolId, reason: 'UNDECLARED_TOOL' },
+        },
+      };
+    }
+    if (op === 'isAvailable') return { ok: true, value: await bridge.isAvailable(toolId) };
+    const params = args[1] !== null && typeof args[1] === 'object' && !Array.isArray(args[1]) ? (args[1] as Record<string, unknown>) : {};
+    const timeoutMs = (args[2] as { timeoutMs?: unknown } | undefined)?.timeoutMs;
+    return {
+      ok: true,
+      value: await bridge.invoke(toolId, params, { timeoutMs: typeof timeoutMs === 'number' && timeoutMs > 0 ? timeoutMs : undefined, signal }),
+    };
   } catch (error) {
     const typed = error as { code?: string; message?: string; details?: Record<string, unknown> };
     const code = typed.code === 'TOOL_TIMEOUT' || typed.code === 'PRECONDITION_FAILED' ? typed.code : 'TOOL_ERROR';

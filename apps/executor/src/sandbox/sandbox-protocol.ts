@@ -1,6 +1,13 @@
+import { z } from 'zod';
 import type { ExecutionError } from '#executions/index.js';
 
-/** What the executor asks a sandbox thread to run. */
+/**
+ * The protocol between the executor and a sandbox process: length-prefixed JSON frames on the pipe at
+ * fd 3 (see FrameChannel). Everything the process sends is untrusted: the executor parses it with
+ * `parseFromSandbox` (shape and sizes) and bounds its rate, and ends the process on any violation.
+ */
+
+/** What the executor asks a sandbox process to run. `packagePath` is the package as the process sees it. */
 export interface RunRequest {
   type: 'run';
   runId: number;
@@ -28,21 +35,71 @@ export interface ToolReply {
   error?: ExecutionError;
 }
 
-/** `retire`: the thread loaded the compiler to transpile a package and asks to be replaced after this run. */
-export type ToParent =
-  | { type: 'ready' }
-  | { type: 'result'; runId: number; outcome: 'ok'; output: Record<string, unknown>; retire?: boolean }
-  | { type: 'result'; runId: number; outcome: 'error'; error: ExecutionError; retire?: boolean }
-  | { type: 'tool_call'; runId: number; callId: number; op: 'invoke' | 'isAvailable' | 'listTools'; args: unknown[] }
-  | { type: 'twin_call'; runId: number; callId: number; op: TwinOp; args: unknown[] }
-  | { type: 'log'; runId: number; level: string; message: string; fields: Record<string, unknown> };
+export type ToSandbox = RunRequest | AbortRequest | ToolReply;
 
-/** The digital twin calls a handler may make (SkillContext.twin); served by the executor, never in the thread. */
+/** The digital twin calls a handler may make (SkillContext.twin); served by the executor, never in the sandbox. */
 export const TWIN_OPS = ['getWorkProduct', 'readContent', 'putWorkProduct', 'listWorkProducts', 'getConstraints'] as const;
 export type TwinOp = (typeof TWIN_OPS)[number];
+export const TOOL_OPS = ['invoke', 'isAvailable', 'listTools'] as const;
+export type ToolOp = (typeof TOOL_OPS)[number];
 
-/** How the executor answers a twin call: a value, or a failure the thread raises as the SDK's TwinError. */
+/** The codes a handler may end a run with; anything else it claims becomes HANDLER_ERROR. */
+export const HANDLER_CODES = ['INPUT_INVALID', 'OUTPUT_INVALID', 'PRECONDITION_FAILED', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_ERROR'] as const;
+
+const MAX_MESSAGE_CHARS = 16 * 1024;
+const id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const record = z.record(z.string(), z.unknown());
+const handlerError = z.object({
+  code: z.string().max(64),
+  message: z.string().max(MAX_MESSAGE_CHARS),
+  details: record,
+});
+
+const fromSandbox = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }).strict(),
+  z
+    .object({
+      type: z.literal('result'),
+      runId: id,
+      outcome: z.enum(['ok', 'error']),
+      output: record.optional(),
+      error: handlerError.optional(),
+      /** CPU time the process has used so far (its own word: a lie only spares it a recycle the CPU limit then forces). */
+      cpuMs: z.number().nonnegative().optional(),
+    })
+    .strict()
+    .refine((result) => (result.outcome === 'ok' ? result.output !== undefined : result.error !== undefined), {
+      message: 'a result carries output when ok, an error otherwise',
+    }),
+  z.object({ type: z.literal('tool_call'), runId: id, callId: id, op: z.enum(TOOL_OPS), args: z.array(z.unknown()).max(3) }).strict(),
+  z.object({ type: z.literal('twin_call'), runId: id, callId: id, op: z.enum(TWIN_OPS), args: z.array(z.unknown()).max(3) }).strict(),
+  z
+    .object({
+      type: z.literal('log'),
+      runId: id,
+      level: z.enum(['debug', 'info', 'warn', 'error']),
+      message: z.string().max(MAX_MESSAGE_CHARS),
+      fields: record,
+    })
+    .strict(),
+]);
+
+export type FromSandbox = z.infer<typeof fromSandbox>;
+
+/** The message, or why it is not one the protocol knows. */
+export function parseFromSandbox(value: unknown): { ok: true; message: FromSandbox } | { ok: false; problem: string } {
+  const parsed = fromSandbox.safeParse(value);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, problem: `${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** A handler's error as the executor stores it: codes outside HANDLER_CODES become HANDLER_ERROR. */
+export function handlerErrorOf(error: { code: string; message: string; details: Record<string, unknown> }): ExecutionError {
+  const code = (HANDLER_CODES as readonly string[]).includes(error.code) ? (error.code as ExecutionError['code']) : 'HANDLER_ERROR';
+  return { code, message: error.message, details: error.details };
+}
+
+/** How the executor answers a twin call: a value, or a failure the sandbox raises as the SDK's TwinError. */
 export type TwinCallHandler = (op: TwinOp, args: unknown[], signal: AbortSignal) => Promise<ToolReplyBody>;
 export type ToolReplyBody = { ok: boolean; value?: unknown; error?: ExecutionError };
-
-export type ToThread = RunRequest | AbortRequest | ToolReply;

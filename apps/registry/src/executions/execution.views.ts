@@ -16,6 +16,8 @@ const executionErrorCode = z.enum([
   'HANDLER_TIMEOUT',
   'HANDLER_ERROR',
   'WORKER_LOST',
+  'SANDBOX_CRASHED',
+  'RESOURCE_EXHAUSTED',
   'CANCELLED',
   'QUEUE_UNAVAILABLE',
 ]);

@@ -1,31 +1,24 @@
 /**
- * Entry of a sandbox worker thread: loads skill handlers and runs them, one run at a time. It has no
- * database, Redis or token in its environment; tool calls go to the parent through messages.
+ * Entry of a sandbox process: runs the handler of one package, one run at a time, inside bubblewrap
+ * (see handler-launch.ts). It has no network, no platform variable and no file of the host beyond the
+ * runtime, its package and its scratch directory; tool calls, twin calls and log lines go to the
+ * executor as frames on fd 3, which it answers there. The executor trusts nothing this process says.
  */
-import { createRequire } from 'node:module';
-import { parentPort } from 'node:worker_threads';
+import { readdir, rm } from 'node:fs/promises';
+import net from 'node:net';
 import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
 import { LRUCache } from 'lru-cache';
 // The handler loader alone, not the package validation: each thread carries only what runs handlers.
 import { HandlerLoader } from '#skill-loader/handler-loader.js';
-import type { AbortRequest, RunRequest, ToParent, ToolReply, ToThread, TwinOp } from './sandbox-protocol.js';
+import { FrameChannel } from './frame-channel.js';
+import type { AbortRequest, FromSandbox, RunRequest, ToolReply, ToSandbox, TwinOp } from './sandbox-protocol.js';
+import { SANDBOX_CHANNEL_FD, type SandboxHostOptions } from './sandbox-host-options.js';
 
-if (!parentPort) throw new Error('sandbox-thread must run in a worker thread');
-const port = parentPort;
-// Babel, not SWC: this thread may be terminated (hard timeout), and terminating a thread that loaded
-// SWC's native addon crashes the process.
-const loader = HandlerLoader.create({ transpiler: 'babel' });
-/** Handler classes by package; bounded (least recently used first out), so a long-lived thread does not keep every version it ever ran. */
-const MAX_HANDLERS = 16;
-const handlers = new LRUCache<string, SkillHandlerClass>({ max: MAX_HANDLERS });
-const moduleCache = createRequire(import.meta.url).cache;
-/**
- * Babel is loaded (lazily, by jiti) only when a package is not in the loader's on-disk transpile
- * cache yet. It is most of a thread's heap and cannot be unloaded: a thread that loaded it asks to be
- * replaced after its run; its successor finds the package in the cache. Without a cache it stays.
- */
-const carriesCompiler = () => loader.cacheDir !== null && Object.keys(moduleCache).some((file) => file.endsWith('/jiti/dist/babel.cjs'));
-let retiring = false;
+const options = JSON.parse(process.argv[2] ?? '{}') as SandboxHostOptions;
+// The package's TypeScript was transpiled by the executor (precompiledDir); what was not, jiti's Babel does here.
+const loader = HandlerLoader.create({ transpiler: 'babel', cacheDir: false, precompiledDir: options.precompiledDir });
+/** Handler classes by package content (a process serves one package; the bound only matters if that changes). */
+const handlers = new LRUCache<string, SkillHandlerClass>({ max: 4 });
 const pendingTools = new Map<
   number,
   { toolId: string; twin: boolean; resolve: (value: unknown) => void; reject: (error: unknown) => void }
@@ -33,9 +26,23 @@ const pendingTools = new Map<
 const aborts = new Map<number, AbortController>();
 let nextCallId = 1;
 
-const send = (message: ToParent) => {
-  if (message.type === 'result' && (retiring ||= carriesCompiler())) message.retire = true;
-  port.postMessage(message);
+const socket = new net.Socket({ fd: SANDBOX_CHANNEL_FD, readable: true, writable: true });
+const channel = new FrameChannel(
+  socket,
+  options.maxFrameBytes,
+  (message) => receive(message as ToSandbox),
+  () => process.exit(70),
+);
+// The executor closed the pipe (it stopped this process, or ended): nothing left to do.
+socket.on('close', () => process.exit(0));
+socket.on('error', () => process.exit(0));
+
+const send = (message: FromSandbox) => {
+  if (message.type === 'result') {
+    const used = process.cpuUsage();
+    message.cpuMs = (used.user + used.system) / 1000;
+  }
+  channel.send(message);
 };
 
 interface ZodLike {
@@ -101,11 +108,20 @@ function twinError(failure: { message: string; details: Record<string, unknown> 
   return new TwinError(reason ?? 'UNAVAILABLE', failure.message, details);
 }
 
+/** Log lines sent per second at most; more are dropped here (the executor would end a process that floods it). */
+const LOG_LINES_PER_SECOND = 500;
+const MAX_LOG_MESSAGE_CHARS = 16 * 1024;
+let logWindow = { second: 0, sent: 0 };
+
 function loggerFor(runId: number, bindings: Record<string, unknown>): SkillLogger {
   const log =
-    (level: string) =>
-    (message: string, fields: Record<string, unknown> = {}) =>
-      send({ type: 'log', runId, level, message, fields: { ...bindings, ...fields } });
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      const second = Math.floor(performance.now() / 1000);
+      if (logWindow.second !== second) logWindow = { second, sent: 0 };
+      if (++logWindow.sent > LOG_LINES_PER_SECOND) return;
+      send({ type: 'log', runId, level, message: String(message).slice(0, MAX_LOG_MESSAGE_CHARS), fields: { ...bindings, ...fields } });
+    };
   return {
     debug: log('debug'),
     info: log('info'),
@@ -133,7 +149,15 @@ function issuesOf(error: { issues: { path: PropertyKey[]; message: string }[] })
   return error.issues.map((issue) => ({ pointer: '/' + issue.path.map(String).join('/'), message: issue.message }));
 }
 
+/** The scratch directory is the package's, not a run's: what one run left there, the next one must not see. */
+async function emptyScratch(): Promise<void> {
+  if (!options.scratchDir) return;
+  const entries = await readdir(options.scratchDir).catch(() => [] as string[]);
+  await Promise.all(entries.map((entry) => rm(`${options.scratchDir}/${entry}`, { recursive: true, force: true }).catch(() => undefined)));
+}
+
 async function run(request: RunRequest): Promise<void> {
+  await emptyScratch();
   const controller = new AbortController();
   aborts.set(request.runId, controller);
   const fail = (code: string, message: string, details: Record<string, unknown> = {}) =>
@@ -181,7 +205,7 @@ async function run(request: RunRequest): Promise<void> {
   }
 }
 
-port.on('message', (message: ToThread) => {
+function receive(message: ToSandbox): void {
   if (message.type === 'run') void run(message);
   else if (message.type === 'abort') aborts.get((message as AbortRequest).runId)?.abort(new Error('execution cancelled'));
   else if (message.type === 'tool_reply') {
@@ -193,5 +217,6 @@ port.on('message', (message: ToThread) => {
     if (reply.ok) pending.resolve(reply.value);
     else pending.reject(pending.twin ? twinError(failure) : toolError(failure, pending.toolId));
   }
-});
+}
+// The working directory is the scratch directory already (bwrap --chdir, or the child's cwd): the permission model forbids chdir.
 send({ type: 'ready' });

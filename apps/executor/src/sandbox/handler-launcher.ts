@@ -1,0 +1,248 @@
+import { chmod, mkdir, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  bubblewrapArguments,
+  createScratchDirectory,
+  pathReachableBy,
+  removeScratchDirectory,
+  SANDBOX_PACKAGE_DIR,
+  SANDBOX_SCRATCH_DIR,
+  ScriptSandbox,
+  SandboxUnavailable,
+  withInheritedFdsClosed,
+  type HostSetup,
+  type SandboxIsolation,
+} from '#script-sandbox/index.js';
+import { Precompiler } from './precompiler.js';
+import type { ProcessSpawn } from './sandbox-process.js';
+import type { SandboxLauncher } from './sandbox-pool.js';
+import type { SandboxHostOptions } from './sandbox-host-options.js';
+
+/** Where a sandbox process finds the JavaScript the executor transpiled for its package. */
+export const SANDBOX_PRECOMPILED_DIR = '/compiled';
+
+/** Limits of each sandbox process (prlimit inside bubblewrap, and V8's heap). */
+export interface HandlerProcessLimits {
+  /** V8 old-generation heap, MiB. */
+  memoryMb: number;
+  /** Address space (RLIMIT_AS), MiB: Buffers and every mapping together. */
+  addressSpaceMb: number;
+  /** Processes and threads of the sandbox together (RLIMIT_NPROC; node itself uses about a dozen). */
+  maxProcesses: number;
+  maxOpenFiles: number;
+  /** Largest file it may write, MiB (RLIMIT_FSIZE). */
+  maxFileMb: number;
+  /** CPU time over the process's life, s (RLIMIT_CPU); the pool recycles a process at half of it. */
+  cpuSeconds: number;
+}
+
+export interface HandlerLauncherOptions {
+  isolation: SandboxIsolation;
+  limits: HandlerProcessLimits;
+  maxFrameBytes: number;
+  /** Where per-process scratch directories are made (default <tmp>/skill-registry/sandboxes). */
+  sandboxRoot?: string;
+  bwrapPath?: string;
+}
+
+/** The files a sandbox process runs: its entry and what that entry imports, all read-only inside. */
+interface Runtime {
+  entry: string;
+  readOnlyPaths: string[];
+  hiddenPaths: string[];
+}
+
+/**
+ * Builds the command line of a sandbox process for one package: under bubblewrap (own user, PID, IPC,
+ * network and mount namespaces; no network; uid 65534; a read-only view of /usr, the runtime and the
+ * package's stored bytes; a private scratch directory; prlimit on address space, processes, open
+ * files, file size and CPU time), node with its permission model on top, allowing reads of the runtime
+ * and the package and writes to the scratch directory only. With the operator's opt-out
+ * (`HANDLER_SANDBOX=none`) the same process runs as a plain child with the same environment.
+ */
+export class HandlerLauncher implements SandboxLauncher {
+  private readonly probe: ScriptSandbox;
+  private readonly precompiler: Precompiler;
+  private setup: Promise<{ host: HostSetup; runtime: Runtime }> | null = null;
+
+  constructor(private readonly options: HandlerLauncherOptions) {
+    this.probe = new ScriptSandbox({ isolation: options.isolation, bwrapPath: options.bwrapPath, scratchRoot: this.sandboxRoot() });
+    this.precompiler = new Precompiler(this.precompiledRoot());
+  }
+
+  get isolation(): SandboxIsolation {
+    return this.options.isolation;
+  }
+
+  /** Checks once that sandbox processes can start here; rejects with SandboxUnavailable naming the package to install. */
+  ready(): Promise<{ host: HostSetup; runtime: Runtime }> {
+    this.setup ??= this.prepare().catch((error: unknown) => {
+      this.setup = null;
+      throw error;
+    });
+    return this.setup;
+  }
+
+  /** Null when sandbox processes can start here, else the reason (naming the package to install and the opt-out). */
+  async unavailableReason(): Promise<string | null> {
+    try {
+      await this.ready();
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  /** The process for the package `contentHash` stored at `packageDir`, with its precompiled JavaScript when it can be made. */
+  async spawnSpec(packageDir: string, contentHash: string): Promise<ProcessSpawn> {
+    await this.ready();
+    return this.specFor(packageDir, await this.precompiler.forPackage(contentHash, packageDir));
+  }
+
+  private async specFor(packageDir: string, precompiledDir: string | null): Promise<ProcessSpawn> {
+    const { host, runtime } = await this.ready();
+    const scratchDir = await createScratchDirectory(this.sandboxRoot(), host.runAs);
+    const isolated = this.options.isolation === 'bubblewrap';
+    const inside = {
+      packageDir: isolated ? SANDBOX_PACKAGE_DIR : path.resolve(packageDir),
+      scratchDir: isolated ? SANDBOX_SCRATCH_DIR : scratchDir,
+      precompiledDir: precompiledDir === null ? null : isolated ? SANDBOX_PRECOMPILED_DIR : precompiledDir,
+    };
+    const hostOptions: SandboxHostOptions = {
+      maxFrameBytes: this.options.maxFrameBytes,
+      scratchDir: inside.scratchDir,
+      precompiledDir: inside.precompiledDir,
+    };
+    const node = [
+      process.execPath,
+      ...this.nodeFlags(runtime, inside),
+      runtime.entry,
+      JSON.stringify(hostOptions),
+    ];
+    const environment = { PATH: '/usr/bin:/bin', HOME: inside.scratchDir, TMPDIR: inside.scratchDir, LANG: 'C.UTF-8' };
+    const cleanUp = () => removeScratchDirectory(scratchDir);
+    if (!isolated) {
+      const [command, ...args] = withInheritedFdsClosed(host.bash, [...this.prlimit(host, false), ...node], false, 3);
+      return { command: command as string, args, env: environment, cwd: scratchDir, runAs: host.runAs, packagePathInside: inside.packageDir, cleanUp };
+    }
+    const readOnlyPaths = [...runtime.readOnlyPaths];
+    const bwrap = bubblewrapArguments({
+      layout: host.layout as NonNullable<HostSetup['layout']>,
+      packageDir: path.resolve(packageDir),
+      scratchDir,
+      environment,
+      command: [...this.prlimit(host, true), ...node],
+      readOnlyPaths,
+      hiddenPaths: runtime.hiddenPaths,
+    });
+    if (precompiledDir !== null) {
+      // Before `--remount-ro /`, with the other binds.
+      const at = bwrap.indexOf('--remount-ro');
+      bwrap.splice(at, 0, '--ro-bind', precompiledDir, SANDBOX_PRECOMPILED_DIR);
+    }
+    // bwrap itself gets no variables either: its environment is readable as /proc/1/environ inside.
+    const [command, ...args] = withInheritedFdsClosed(host.bash, [this.probe.bubblewrap, ...bwrap], true, 3);
+    return { command: command as string, args, env: {}, cwd: '/', runAs: host.runAs, packagePathInside: inside.packageDir, cleanUp };
+  }
+
+  /** Where precompiled packages go (readable by the sandbox user). */
+  precompiledRoot(): string {
+    return path.join(this.sandboxRoot(), 'compiled');
+  }
+
+  private prlimit(host: HostSetup, isolated: boolean): string[] {
+    if (!host.prlimit) return [];
+    const limits = this.options.limits;
+    const mib = 1024 * 1024;
+    const args = [
+      host.prlimit,
+      `--as=${limits.addressSpaceMb * mib}`,
+      `--nofile=${limits.maxOpenFiles}`,
+      `--fsize=${limits.maxFileMb * mib}`,
+      // Soft limit: SIGXCPU (reported as RESOURCE_EXHAUSTED); hard limit a second later: SIGKILL.
+      `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+      '--core=0',
+    ];
+    // Counted per user namespace only inside bubblewrap (see prlimitCommand in the script sandbox).
+    if (isolated) args.push(`--nproc=${limits.maxProcesses}`);
+    args.push('--');
+    return args;
+  }
+
+  /** V8's heap bound and, where this Node has it, its permission model as a second layer. */
+  private nodeFlags(runtime: Runtime, inside: { packageDir: string; scratchDir: string; precompiledDir: string | null }): string[] {
+    const flags = [`--max-old-space-size=${this.options.limits.memoryMb}`, '--max-semi-space-size=4'];
+    const major = Number(process.versions.node.split('.')[0]);
+    const permission = major >= 22 ? '--permission' : '--experimental-permission';
+    // Node 20 matches directories by a trailing '*'; later versions take directories as they are.
+    const dir = (value: string) => (major >= 22 ? value : `${value}/*`);
+    const reads = [...runtime.readOnlyPaths.map((entry) => (entry.endsWith('.json') ? entry : dir(entry))), dir(inside.packageDir)];
+    if (inside.precompiledDir) reads.push(dir(inside.precompiledDir));
+    reads.push(dir(inside.scratchDir));
+    // One flag per path: Node 20 does not split a comma-separated list (measured on 20.20).
+    flags.push(permission, ...reads.map((read) => `--allow-fs-read=${read}`), `--allow-fs-write=${dir(inside.scratchDir)}`, '--no-warnings');
+    return flags;
+  }
+
+  private async prepare(): Promise<{ host: HostSetup; runtime: Runtime }> {
+    await mkdir(this.sandboxRoot(), { recursive: true, mode: 0o755 });
+    await chmod(this.sandboxRoot(), 0o755);
+    let host: HostSetup;
+    try {
+      host = await this.probe.host();
+    } catch (error) {
+      if (error instanceof SandboxUnavailable) throw new HandlerSandboxUnavailable(error.reason);
+      throw error;
+    }
+    await mkdir(this.precompiledRoot(), { recursive: true, mode: 0o755 });
+    const runtime = await runtimeFiles();
+    // The mount point of the hidden directory must exist before the read-only bind above it.
+    for (const hidden of runtime.hiddenPaths) await mkdir(hidden, { recursive: true });
+    if (host.runAs) {
+      for (const entry of [...runtime.readOnlyPaths, this.precompiledRoot()]) {
+        const blocked = await pathReachableBy(path.extname(entry) ? path.dirname(entry) : entry, host.runAs);
+        if (blocked !== null) throw new HandlerSandboxUnavailable(`${entry} cannot be read by the sandbox user (uid ${host.runAs.uid}): ${blocked}`);
+      }
+    }
+    return { host, runtime };
+  }
+
+  private sandboxRoot(): string {
+    return path.resolve(this.options.sandboxRoot ?? path.join(tmpdir(), 'skill-registry', 'sandboxes'));
+  }
+}
+
+/** TypeScript handlers cannot run isolated here; names the Debian package and the operator's opt-out. */
+export class HandlerSandboxUnavailable extends Error {
+  constructor(readonly reason: string) {
+    super(
+      `Skill handlers cannot run isolated: ${reason}. Install bubblewrap (Debian package 'bubblewrap': apt-get install bubblewrap), ` +
+        `or set HANDLER_SANDBOX=none to run handlers without isolation (operator opt-out).`,
+    );
+    this.name = 'HandlerSandboxUnavailable';
+  }
+}
+
+/**
+ * The runtime a sandbox process reads: the built project's dist (its entry and the handler loader),
+ * node_modules (jiti, zod, lru-cache and the SDK's link) and the SDK, and package.json (for the `#lib`
+ * import aliases). Not the project's root (configuration, .env), not the package cache, and not
+ * node_modules/.cache, where the registry's loader keeps other packages' transpiled code.
+ */
+async function runtimeFiles(): Promise<Runtime> {
+  const here = fileURLToPath(import.meta.url);
+  // This file is dist/apps/executor/src/sandbox/handler-launcher.js when built; the sources (tests) map to dist.
+  const marker = `${path.sep}apps${path.sep}executor${path.sep}src${path.sep}sandbox${path.sep}`;
+  const root = here.slice(0, here.lastIndexOf(marker));
+  const projectRoot = path.basename(root) === 'dist' ? path.dirname(root) : root;
+  const dist = path.join(projectRoot, 'dist');
+  const nodeModules = path.join(projectRoot, 'node_modules');
+  const sdk = await realpath(path.join(nodeModules, '@skill-registry', 'sdk'));
+  return {
+    entry: path.join(dist, 'apps', 'executor', 'src', 'sandbox', 'sandbox-host.js'),
+    readOnlyPaths: [dist, nodeModules, sdk, path.join(projectRoot, 'package.json')],
+    hiddenPaths: [path.join(nodeModules, '.cache')],
+  };
+}

@@ -1,0 +1,287 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Duplex } from 'node:stream';
+import { signalGroup, StreamTail, type RunAs } from '#script-sandbox/index.js';
+import type { ExecutionError } from '#executions/index.js';
+import { FrameChannel } from './frame-channel.js';
+import { handlerErrorOf, parseFromSandbox, type FromSandbox, type RunRequest, type ToSandbox, type ToolReplyBody } from './sandbox-protocol.js';
+
+/** How to start one sandbox process (see HandlerLauncher). */
+export interface ProcessSpawn {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  runAs: RunAs | null;
+  /** The package's directory as the process sees it (/skill inside bubblewrap). */
+  packagePathInside: string;
+  /** Called once the process is gone (its scratch directory can go). */
+  cleanUp: () => Promise<void>;
+}
+
+/** Bounds on what a process may send; passing one ends it with RESOURCE_EXHAUSTED. */
+export interface ProcessBounds {
+  maxFrameBytes: number;
+  /** Bytes of stdout and stderr together per run (and between runs). */
+  maxOutputBytes: number;
+  /** Frames per second, sustained (twice that as a burst). */
+  maxMessagesPerSecond: number;
+  /** Tool and twin calls of one run in flight at once. */
+  maxPendingCalls: number;
+}
+
+/** What one run of a process needs from the pool: its limits and who serves its calls. */
+export interface ProcessRunHandlers {
+  timeoutMs: number;
+  signal: AbortSignal;
+  cancelGraceMs: number;
+  onToolCall: (op: 'invoke' | 'isAvailable' | 'listTools', args: unknown[]) => Promise<ToolReplyBody>;
+  onTwinCall: (op: string, args: unknown[]) => Promise<ToolReplyBody>;
+  onLog: (level: string, message: string, fields: Record<string, unknown>) => void;
+}
+
+export type SandboxOutcome = { ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError };
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+const SIGXCPU_EXIT = 128 + 24;
+
+interface ActiveRun {
+  runId: number;
+  handlers: ProcessRunHandlers;
+  pendingCalls: number;
+  outputBytes: number;
+  finish: (outcome: SandboxOutcome) => void;
+}
+
+/**
+ * One sandbox process, bound to one package for its whole life (see SandboxPool), running one run at a
+ * time. Every frame it sends is parsed as untrusted input and its rate bounded; a violation, a flood of
+ * output, an overrun or a crash ends the process and, with a code of its own, the run it was doing.
+ */
+export class SandboxProcess {
+  readonly ready: Promise<void>;
+  runs = 0;
+  cpuMs = 0;
+  lastUsed = Date.now();
+  private readonly child: ChildProcess;
+  private readonly channel: FrameChannel;
+  private readonly stderr = new StreamTail(STDERR_TAIL_BYTES);
+  private current: ActiveRun | null = null;
+  private idleOutputBytes = 0;
+  private nextRunId = 1;
+  private tokens: number;
+  private lastRefill = performance.now();
+  /** Why the executor ended it (the run's code), when it did. */
+  private endedBecause: ExecutionError | null = null;
+  private exited = false;
+  private readonly exitListeners: (() => void)[] = [];
+  private readonly readyWaiter: { resolve: () => void; reject: (error: Error) => void };
+  private readonly packagePathInside: string;
+
+  constructor(
+    readonly contentHash: string,
+    spawnSpec: ProcessSpawn,
+    private readonly bounds: ProcessBounds,
+  ) {
+    this.tokens = bounds.maxMessagesPerSecond * 2;
+    this.packagePathInside = spawnSpec.packagePathInside;
+    this.child = spawn(spawnSpec.command, spawnSpec.args, {
+      cwd: spawnSpec.cwd,
+      env: spawnSpec.env,
+      // setsid: one kill(-pid) reaches bwrap and everything under it.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      ...(spawnSpec.runAs ? { uid: spawnSpec.runAs.uid, gid: spawnSpec.runAs.gid } : {}),
+    });
+    const pipe = this.child.stdio[3] as Duplex;
+    pipe.on('error', () => undefined);
+    this.channel = new FrameChannel(
+      pipe,
+      bounds.maxFrameBytes,
+      (value) => this.receive(value),
+      (reason, detail) =>
+        reason === 'too_large'
+          ? this.end('RESOURCE_EXHAUSTED', `The handler's sandbox sent ${detail} and was stopped`, { limit: 'message size' })
+          : this.end('SANDBOX_CRASHED', `The handler's sandbox sent ${detail} and was stopped`, { reason: 'protocol violation' }),
+    );
+    const onOutput = (chunk: Buffer) => this.countOutput(chunk.length);
+    this.child.stdout?.on('data', onOutput);
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr.push(chunk);
+      onOutput(chunk);
+    });
+    let markReady: () => void = () => undefined;
+    let failStart: (error: Error) => void = () => undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      failStart = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.readyWaiter = { resolve: markReady, reject: failStart };
+    this.child.on('error', (error) => failStart(new Error(`the sandbox process could not be started: ${error.message}`)));
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      // What it left in its group (bwrap's namespace dies with bwrap; without bwrap, stray children) goes too.
+      if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
+      failStart(new Error(`the sandbox process exited during start-up (${describeExit(code, signal)}): ${this.stderr.text().trim()}`));
+      this.current?.finish({ ok: false, error: this.endedBecause ?? this.crashError(code, signal) });
+      void spawnSpec.cleanUp();
+      for (const listener of this.exitListeners.splice(0)) listener();
+    });
+  }
+
+  get alive(): boolean {
+    return !this.exited && this.endedBecause === null;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  onExit(listener: () => void): void {
+    if (this.exited) listener();
+    else this.exitListeners.push(listener);
+  }
+
+  /** Runs one request; the outcome is always an outcome (the process's failures are codes, never exceptions). */
+  run(request: Omit<RunRequest, 'type' | 'runId'>, handlers: ProcessRunHandlers): Promise<SandboxOutcome> {
+    if (this.current) throw new Error('a sandbox process runs one request at a time');
+    const runId = this.nextRunId++;
+    this.runs++;
+    this.lastUsed = Date.now();
+    return new Promise<SandboxOutcome>((resolve) => {
+      let graceTimer: NodeJS.Timeout | undefined;
+      const timer = setTimeout(
+        () =>
+          this.end('HANDLER_TIMEOUT', `The handler did not finish within ${handlers.timeoutMs} ms and was stopped`, {
+            timeout_ms: handlers.timeoutMs,
+          }),
+        handlers.timeoutMs,
+      );
+      const onAbort = () => {
+        this.channel.send({ type: 'abort', runId } satisfies ToSandbox);
+        graceTimer = setTimeout(
+          () => this.end('CANCELLED', 'Execution cancelled; the handler was stopped', {}),
+          handlers.cancelGraceMs,
+        );
+      };
+      const active: ActiveRun = {
+        runId,
+        handlers,
+        pendingCalls: 0,
+        outputBytes: 0,
+        finish: (outcome) => {
+          if (this.current !== active) return;
+          this.current = null;
+          this.lastUsed = Date.now();
+          clearTimeout(timer);
+          clearTimeout(graceTimer);
+          handlers.signal.removeEventListener('abort', onAbort);
+          resolve(outcome);
+        },
+      };
+      this.current = active;
+      if (!this.alive) return active.finish({ ok: false, error: this.endedBecause ?? this.crashError(null, null) });
+      if (handlers.signal.aborted) onAbort();
+      else handlers.signal.addEventListener('abort', onAbort, { once: true });
+      this.channel.send({ type: 'run', runId, ...request, packagePath: this.packagePathInside } satisfies ToSandbox);
+    });
+  }
+
+  /** Ends the process (SIGKILL to its group); the run it was doing ends with `code`. */
+  end(code: ExecutionError['code'], message: string, details: Record<string, unknown>): void {
+    if (this.endedBecause === null && !this.exited) this.endedBecause = { code, message, details };
+    if (this.child.pid !== undefined && !this.exited) signalGroup(this.child.pid, 'SIGKILL');
+  }
+
+  /** Ends an idle process without a run to report to. */
+  stop(): void {
+    this.end('SANDBOX_CRASHED', 'The sandbox process was stopped', {});
+  }
+
+  private receive(value: unknown): void {
+    if (!this.withinRate()) {
+      return this.end('RESOURCE_EXHAUSTED', `The handler sent more than ${this.bounds.maxMessagesPerSecond} messages per second`, {
+        limit: 'message rate',
+      });
+    }
+    const parsed = parseFromSandbox(value);
+    if (!parsed.ok) {
+      return this.end('SANDBOX_CRASHED', `The handler's sandbox sent a malformed message (${parsed.problem})`, {
+        reason: 'protocol violation',
+      });
+    }
+    const message: FromSandbox = parsed.message;
+    if (message.type === 'ready') return this.readyWaiter.resolve();
+    const run = this.current;
+    // A message of an earlier run (a stray timer of its handler) is dropped, not an error.
+    if (!run || message.runId !== run.runId) return;
+    switch (message.type) {
+      case 'result':
+        this.cpuMs = message.cpuMs ?? this.cpuMs;
+        return run.finish(
+          message.outcome === 'ok'
+            ? { ok: true, output: message.output as Record<string, unknown> }
+            : { ok: false, error: handlerErrorOf(message.error as NonNullable<typeof message.error>) },
+        );
+      case 'log':
+        return run.handlers.onLog(message.level, message.message, message.fields);
+      case 'tool_call':
+      case 'twin_call': {
+        if (run.pendingCalls >= this.bounds.maxPendingCalls) {
+          return this.end('RESOURCE_EXHAUSTED', `The handler had more than ${this.bounds.maxPendingCalls} tool and twin calls in flight`, {
+            limit: 'calls in flight',
+          });
+        }
+        run.pendingCalls++;
+        const served = message.type === 'tool_call' ? run.handlers.onToolCall(message.op, message.args) : run.handlers.onTwinCall(message.op, message.args);
+        void served
+          .catch((error: Error): ToolReplyBody => ({ ok: false, error: { code: 'TOOL_ERROR', message: error.message, details: {} } }))
+          .then((reply) => {
+            run.pendingCalls--;
+            if (this.current === run) this.channel.send({ type: 'tool_reply', callId: message.callId, ...reply } satisfies ToSandbox);
+          });
+        return;
+      }
+    }
+  }
+
+  private withinRate(): boolean {
+    const now = performance.now();
+    const capacity = this.bounds.maxMessagesPerSecond * 2;
+    this.tokens = Math.min(capacity, this.tokens + ((now - this.lastRefill) / 1000) * this.bounds.maxMessagesPerSecond);
+    this.lastRefill = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  private countOutput(bytes: number): void {
+    const run = this.current;
+    const total = run ? (run.outputBytes += bytes) : (this.idleOutputBytes += bytes);
+    if (total > this.bounds.maxOutputBytes) {
+      this.end('RESOURCE_EXHAUSTED', `The handler wrote more than ${this.bounds.maxOutputBytes} bytes to stdout and stderr and was stopped`, {
+        limit: 'output',
+      });
+    }
+  }
+
+  private crashError(code: number | null, signal: NodeJS.Signals | null): ExecutionError {
+    const stderrTail = this.stderr.text().trim();
+    if (/heap out of memory|Allocation failed|Cannot allocate memory/i.test(stderrTail) || code === SIGXCPU_EXIT || signal === 'SIGXCPU') {
+      return {
+        code: 'RESOURCE_EXHAUSTED',
+        message: `The handler's sandbox ran out of ${code === SIGXCPU_EXIT || signal === 'SIGXCPU' ? 'CPU time' : 'memory'} (${describeExit(code, signal)})`,
+        details: { exit_code: code, signal, stderr_tail: stderrTail },
+      };
+    }
+    return {
+      code: 'SANDBOX_CRASHED',
+      message: `The handler's sandbox process ended during the run (${describeExit(code, signal)})`,
+      details: { exit_code: code, signal, stderr_tail: stderrTail },
+    };
+  }
+}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `signal ${signal}` : `exit code ${code}`;
+}
