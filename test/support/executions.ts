@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
@@ -28,8 +28,18 @@ export async function obliterateQueue(queuePrefix: string): Promise<void> {
   }
 }
 
+/**
+ * The one directory test executors bind writable into their sandboxes (SANDBOX_TEST_WRITABLE_DIR): the
+ * fixture skills count their attempts in marker files there, written as the sandbox user.
+ */
+export const SANDBOX_MARKER_ROOT = path.join(os.tmpdir(), 'exec-markers');
+
 export async function markerDir(): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), 'exec-markers-'));
+  await mkdir(SANDBOX_MARKER_ROOT, { recursive: true });
+  await chmod(SANDBOX_MARKER_ROOT, 0o1777);
+  const dir = await mkdtemp(path.join(SANDBOX_MARKER_ROOT, 'run-'));
+  await chmod(dir, 0o777);
+  return dir;
 }
 
 /** How many times a test skill ran with this marker. */

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { NODE_ARGS } from '../../scripts/node-args.mjs';
+import { SANDBOX_MARKER_ROOT } from './executions.js';
 import { REPO_ROOT } from './skill-packages.js';
 
 const MAIN = path.join(REPO_ROOT, 'dist/apps/executor/src/main.js');
@@ -54,6 +55,8 @@ export async function startExecutor(options: {
       RETRY_MAX_MS: '400',
       CANCEL_GRACE_MS: '500',
       SHUTDOWN_GRACE_SECONDS: '10',
+      // The fixture skills count their attempts in marker files: that one directory is writable in their sandboxes.
+      SANDBOX_TEST_WRITABLE_DIR: SANDBOX_MARKER_ROOT,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

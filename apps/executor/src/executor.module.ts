@@ -78,6 +78,7 @@ export class ExecutorModule {
               isolation: config.HANDLER_SANDBOX,
               maxFrameBytes: config.SANDBOX_MAX_MESSAGE_MB * 1024 * 1024,
               limits: handlerProcessLimits(config),
+              testWritableDir: config.SANDBOX_TEST_WRITABLE_DIR,
             }),
             sandboxPoolOptions(config),
           ),

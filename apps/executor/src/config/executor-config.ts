@@ -62,6 +62,11 @@ export const executorConfigSchema = z
     SANDBOX_CPU_SECONDS: positiveInt(1, 86_400).default(600),
     /** Largest message a sandbox process may send (a handler's result, a twin write). */
     SANDBOX_MAX_MESSAGE_MB: positiveInt(1, 1024).default(64),
+    /**
+     * TESTS ONLY: a host directory bound writable into every sandbox at its own path (the e2e fixture
+     * skills count attempts in marker files there). It is a hole in the boundary: never set it in production.
+     */
+    SANDBOX_TEST_WRITABLE_DIR: z.string().startsWith('/').optional(),
     /** Bytes a handler may write to stdout and stderr per run before its process is stopped. */
     SANDBOX_MAX_OUTPUT_KB: positiveInt(1, 1_048_576).default(1024),
     /**

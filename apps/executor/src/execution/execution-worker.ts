@@ -62,7 +62,9 @@ export class ExecutionWorker implements OnApplicationShutdown {
     const sandboxProblem = await this.sandbox.unavailableReason();
     if (sandboxProblem) this.logger.error(sandboxProblem);
     else if (this.config.HANDLER_SANDBOX === 'none')
-      this.logger.warn('SKILL HANDLERS RUN WITHOUT ISOLATION (HANDLER_SANDBOX=none, operator opt-out): they can read this machine and reach its network');
+      this.logger.warn(
+        'SKILL HANDLERS RUN WITHOUT ISOLATION (HANDLER_SANDBOX=none, operator opt-out): they can read this machine and reach its network',
+      );
     this.worker = new Worker<ExecutionJob>(EXECUTION_QUEUE, (job) => this.process(job), {
       connection: new Redis(connection.url, { maxRetriesPerRequest: null }),
       prefix: this.config.QUEUE_PREFIX,

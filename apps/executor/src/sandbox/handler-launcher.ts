@@ -45,6 +45,8 @@ export interface HandlerLauncherOptions {
   /** Where per-process scratch directories are made (default <tmp>/skill-registry/sandboxes). */
   sandboxRoot?: string;
   bwrapPath?: string;
+  /** SANDBOX_TEST_WRITABLE_DIR: a directory writable in every sandbox, for tests only. */
+  testWritableDir?: string;
 }
 
 /** The files a sandbox process runs: its entry and what that entry imports, all read-only inside. */
@@ -115,17 +117,20 @@ export class HandlerLauncher implements SandboxLauncher {
       scratchDir: inside.scratchDir,
       precompiledDir: inside.precompiledDir,
     };
-    const node = [
-      process.execPath,
-      ...this.nodeFlags(runtime, inside),
-      runtime.entry,
-      JSON.stringify(hostOptions),
-    ];
+    const node = [process.execPath, ...this.nodeFlags(runtime, inside), runtime.entry, JSON.stringify(hostOptions)];
     const environment = { PATH: '/usr/bin:/bin', HOME: inside.scratchDir, TMPDIR: inside.scratchDir, LANG: 'C.UTF-8' };
     const cleanUp = () => removeScratchDirectory(scratchDir);
     if (!isolated) {
       const [command, ...args] = withInheritedFdsClosed(host.bash, [...this.prlimit(host, false), ...node], false, 3);
-      return { command: command as string, args, env: environment, cwd: scratchDir, runAs: host.runAs, packagePathInside: inside.packageDir, cleanUp };
+      return {
+        command: command as string,
+        args,
+        env: environment,
+        cwd: scratchDir,
+        runAs: host.runAs,
+        packagePathInside: inside.packageDir,
+        cleanUp,
+      };
     }
     const readOnlyPaths = [...runtime.readOnlyPaths];
     const bwrap = bubblewrapArguments({
@@ -137,11 +142,12 @@ export class HandlerLauncher implements SandboxLauncher {
       readOnlyPaths,
       hiddenPaths: runtime.hiddenPaths,
     });
-    if (precompiledDir !== null) {
-      // Before `--remount-ro /`, with the other binds.
-      const at = bwrap.indexOf('--remount-ro');
-      bwrap.splice(at, 0, '--ro-bind', precompiledDir, SANDBOX_PRECOMPILED_DIR);
-    }
+    // Before the remounts (`--remount-ro /`), with the other binds.
+    const extraBinds = [
+      ...(precompiledDir !== null ? ['--ro-bind', precompiledDir, SANDBOX_PRECOMPILED_DIR] : []),
+      ...(this.options.testWritableDir ? ['--bind', this.options.testWritableDir, this.options.testWritableDir] : []),
+    ];
+    bwrap.splice(bwrap.indexOf('--remount-ro'), 0, ...extraBinds);
     // bwrap itself gets no variables either: its environment is readable as /proc/1/environ inside.
     const [command, ...args] = withInheritedFdsClosed(host.bash, [this.probe.bubblewrap, ...bwrap], true, 3);
     return { command: command as string, args, env: {}, cwd: '/', runAs: host.runAs, packagePathInside: inside.packageDir, cleanUp };
@@ -180,9 +186,15 @@ export class HandlerLauncher implements SandboxLauncher {
     const dir = (value: string) => (major >= 22 ? value : `${value}/*`);
     const reads = [...runtime.readOnlyPaths.map((entry) => (entry.endsWith('.json') ? entry : dir(entry))), dir(inside.packageDir)];
     if (inside.precompiledDir) reads.push(dir(inside.precompiledDir));
-    reads.push(dir(inside.scratchDir));
+    const writes = [dir(inside.scratchDir), ...(this.options.testWritableDir ? [dir(this.options.testWritableDir)] : [])];
+    reads.push(...writes);
     // One flag per path: Node 20 does not split a comma-separated list (measured on 20.20).
-    flags.push(permission, ...reads.map((read) => `--allow-fs-read=${read}`), `--allow-fs-write=${dir(inside.scratchDir)}`, '--no-warnings');
+    flags.push(
+      permission,
+      ...reads.map((read) => `--allow-fs-read=${read}`),
+      ...writes.map((write) => `--allow-fs-write=${write}`),
+      '--no-warnings',
+    );
     return flags;
   }
 
@@ -200,10 +212,15 @@ export class HandlerLauncher implements SandboxLauncher {
     const runtime = await runtimeFiles();
     // The mount point of the hidden directory must exist before the read-only bind above it.
     for (const hidden of runtime.hiddenPaths) await mkdir(hidden, { recursive: true });
+    if (this.options.testWritableDir) {
+      await mkdir(this.options.testWritableDir, { recursive: true });
+      await chmod(this.options.testWritableDir, 0o1777);
+    }
     if (host.runAs) {
       for (const entry of [...runtime.readOnlyPaths, this.precompiledRoot()]) {
         const blocked = await pathReachableBy(path.extname(entry) ? path.dirname(entry) : entry, host.runAs);
-        if (blocked !== null) throw new HandlerSandboxUnavailable(`${entry} cannot be read by the sandbox user (uid ${host.runAs.uid}): ${blocked}`);
+        if (blocked !== null)
+          throw new HandlerSandboxUnavailable(`${entry} cannot be read by the sandbox user (uid ${host.runAs.uid}): ${blocked}`);
       }
     }
     return { host, runtime };

@@ -82,13 +82,17 @@ export class SandboxPool {
 
   async run(request: Omit<RunRequest, 'type' | 'runId'>, options: SandboxRunOptions): Promise<SandboxOutcome> {
     const unavailable = await this.unavailableReason();
-    if (unavailable) return { ok: false, error: { code: 'PRECONDITION_FAILED', message: unavailable, details: { reason: 'SANDBOX_UNAVAILABLE' } } };
+    if (unavailable)
+      return { ok: false, error: { code: 'PRECONDITION_FAILED', message: unavailable, details: { reason: 'SANDBOX_UNAVAILABLE' } } };
     let process: SandboxProcess;
     try {
       process = await this.acquire(request.contentHash, request.packagePath);
       await process.ready;
     } catch (error) {
-      return { ok: false, error: { code: 'SANDBOX_CRASHED', message: `The handler's sandbox could not start: ${(error as Error).message}`, details: {} } };
+      return {
+        ok: false,
+        error: { code: 'SANDBOX_CRASHED', message: `The handler's sandbox could not start: ${(error as Error).message}`, details: {} },
+      };
     }
     const declared = new Set(options.declaredTools);
     // Tool calls of this run stop with it (timeout, cancellation, process death), not only with the execution.
@@ -107,7 +111,8 @@ export class SandboxPool {
     });
     calls.abort();
     this.release(process, outcome.ok);
-    if (!outcome.ok && options.signal.aborted && outcome.error.code !== 'CANCELLED') return { ok: false, error: cancelledFrom(outcome.error) };
+    if (!outcome.ok && options.signal.aborted && outcome.error.code !== 'CANCELLED')
+      return { ok: false, error: cancelledFrom(outcome.error) };
     return outcome;
   }
 
@@ -133,7 +138,7 @@ export class SandboxPool {
 
   /** Serves waiting runs, oldest first: an idle process of their package, else a new one where there is room. */
   private dispatch(): void {
-    for (let index = 0; index < this.waiting.length; ) {
+    for (let index = 0; index < this.waiting.length;) {
       const waiter = this.waiting[index] as Waiter;
       const reused = this.takeIdle(waiter.contentHash);
       if (reused) {
@@ -265,7 +270,8 @@ async function callTool(
       return { ok: true, value: (await bridge.listTools(capability)).filter((tool) => declared.has(tool.toolId)) };
     }
     const toolId = args[0];
-    if (typeof toolId !== 'string' || toolId.length > 200) return { ok: false, error: { code: 'TOOL_ERROR', message: 'a tool id must be a string', details: {} } };
+    if (typeof toolId !== 'string' || toolId.length > 200)
+      return { ok: false, error: { code: 'TOOL_ERROR', message: 'a tool id must be a string', details: {} } };
     if (!declared.has(toolId)) {
       if (op === 'isAvailable') return { ok: true, value: false };
       options.onUndeclaredTool?.(toolId);
@@ -283,7 +289,10 @@ async function callTool(
     const timeoutMs = (args[2] as { timeoutMs?: unknown } | undefined)?.timeoutMs;
     return {
       ok: true,
-      value: await bridge.invoke(toolId, params, { timeoutMs: typeof timeoutMs === 'number' && timeoutMs > 0 ? timeoutMs : undefined, signal }),
+      value: await bridge.invoke(toolId, params, {
+        timeoutMs: typeof timeoutMs === 'number' && timeoutMs > 0 ? timeoutMs : undefined,
+        signal,
+      }),
     };
   } catch (error) {
     const typed = error as { code?: string; message?: string; details?: Record<string, unknown> };

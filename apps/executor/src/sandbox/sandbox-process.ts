@@ -3,7 +3,14 @@ import type { Duplex } from 'node:stream';
 import { signalGroup, StreamTail, type RunAs } from '#script-sandbox/index.js';
 import type { ExecutionError } from '#executions/index.js';
 import { FrameChannel } from './frame-channel.js';
-import { handlerErrorOf, parseFromSandbox, type FromSandbox, type RunRequest, type ToSandbox, type ToolReplyBody } from './sandbox-protocol.js';
+import {
+  handlerErrorOf,
+  parseFromSandbox,
+  type FromSandbox,
+  type RunRequest,
+  type ToSandbox,
+  type ToolReplyBody,
+} from './sandbox-protocol.js';
 
 /** How to start one sandbox process (see HandlerLauncher). */
 export interface ProcessSpawn {
@@ -159,10 +166,7 @@ export class SandboxProcess {
       );
       const onAbort = () => {
         this.channel.send({ type: 'abort', runId } satisfies ToSandbox);
-        graceTimer = setTimeout(
-          () => this.end('CANCELLED', 'Execution cancelled; the handler was stopped', {}),
-          handlers.cancelGraceMs,
-        );
+        graceTimer = setTimeout(() => this.end('CANCELLED', 'Execution cancelled; the handler was stopped', {}), handlers.cancelGraceMs);
       };
       const active: ActiveRun = {
         runId,
@@ -233,7 +237,10 @@ export class SandboxProcess {
           });
         }
         run.pendingCalls++;
-        const served = message.type === 'tool_call' ? run.handlers.onToolCall(message.op, message.args) : run.handlers.onTwinCall(message.op, message.args);
+        const served =
+          message.type === 'tool_call'
+            ? run.handlers.onToolCall(message.op, message.args)
+            : run.handlers.onTwinCall(message.op, message.args);
         void served
           .catch((error: Error): ToolReplyBody => ({ ok: false, error: { code: 'TOOL_ERROR', message: error.message, details: {} } }))
           .then((reply) => {
@@ -259,9 +266,13 @@ export class SandboxProcess {
     const run = this.current;
     const total = run ? (run.outputBytes += bytes) : (this.idleOutputBytes += bytes);
     if (total > this.bounds.maxOutputBytes) {
-      this.end('RESOURCE_EXHAUSTED', `The handler wrote more than ${this.bounds.maxOutputBytes} bytes to stdout and stderr and was stopped`, {
-        limit: 'output',
-      });
+      this.end(
+        'RESOURCE_EXHAUSTED',
+        `The handler wrote more than ${this.bounds.maxOutputBytes} bytes to stdout and stderr and was stopped`,
+        {
+          limit: 'output',
+        },
+      );
     }
   }
 

@@ -44,7 +44,14 @@ export const TOOL_OPS = ['invoke', 'isAvailable', 'listTools'] as const;
 export type ToolOp = (typeof TOOL_OPS)[number];
 
 /** The codes a handler may end a run with; anything else it claims becomes HANDLER_ERROR. */
-export const HANDLER_CODES = ['INPUT_INVALID', 'OUTPUT_INVALID', 'PRECONDITION_FAILED', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_ERROR'] as const;
+export const HANDLER_CODES = [
+  'INPUT_INVALID',
+  'OUTPUT_INVALID',
+  'PRECONDITION_FAILED',
+  'TOOL_ERROR',
+  'TOOL_TIMEOUT',
+  'HANDLER_ERROR',
+] as const;
 
 const MAX_MESSAGE_CHARS = 16 * 1024;
 const id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
