@@ -1,0 +1,148 @@
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startExecutor, type RunningExecutor } from '../support/executor.js';
+import { activate, EXECUTION_SKILLS_ROOT, obliterateQueue } from '../support/executions.js';
+import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { REPO_ROOT } from '../support/skill-packages.js';
+
+const ESCAPE_SKILLS_ROOT = path.join(REPO_ROOT, 'test/fixtures/escape-skills');
+const PLATFORM_SECRET = 'platform-secret-value-do-not-leak';
+
+/**
+ * A hostile publisher's handler, run by the real executor: each probe tries one way out of the sandbox
+ * and must be blocked (the probe reports `blocked`) or end only its own execution with a code. After
+ * each, another skill still runs within 5 s and the executor's process is the same one.
+ */
+describe('handler sandbox: escapes tried by a hostile package', () => {
+  let db: TestDatabase;
+  let registry: RunningRegistry;
+  let executor: RunningExecutor;
+  let executorPid: number;
+  const queuePrefix = `test-escape-${process.pid}-${Date.now()}`;
+  const packageCache = `/tmp/skill-registry-escape-${process.pid}/packages`;
+
+  const execute = async (probe: string, target?: string) => {
+    const { body } = await call(registry.baseUrl, 'POST', '/v1/skills/escape_probe/executions?wait=20', {
+      body: { input: target === undefined ? { probe } : { probe, target } },
+    });
+    return body as { status: string; output: { outcome: string; detail: string } | null; error: { code: string; message: string } | null };
+  };
+
+  const blocked = async (probe: string, target?: string) => {
+    const result = await execute(probe, target);
+    expect(result).toMatchObject({ status: 'SUCCEEDED' });
+    expect({ probe, target, ...result.output }).toMatchObject({ probe, target, outcome: 'blocked' });
+    return result.output?.detail ?? '';
+  };
+
+  afterEach(async () => {
+    // Whatever the probe did, the executor (same process) serves another skill at once.
+    const started = Date.now();
+    const { body } = await call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=5', {
+      body: { input: { marker: 'after-probe' } },
+    });
+    expect(body.status).toBe('SUCCEEDED');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(executor.child.pid).toBe(executorPid);
+    expect(executor.child.exitCode).toBeNull();
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('escapes');
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [ESCAPE_SKILLS_ROOT, EXECUTION_SKILLS_ROOT], queuePrefix });
+    executor = await startExecutor({
+      databaseUrl: db.url,
+      queuePrefix,
+      env: { PLATFORM_SECRET, PACKAGE_CACHE_DIR: packageCache, SANDBOX_MAX_OUTPUT_KB: '1024' },
+    });
+    executorPid = executor.child.pid as number;
+    await activate(registry.baseUrl, ['escape_probe', 'quick_noop']);
+  });
+
+  afterAll(async () => {
+    await executor?.stop();
+    await registry?.stop();
+    await obliterateQueue(queuePrefix);
+    await db?.drop();
+  });
+
+  it('sees no platform variable: process.env holds only the short allow-list', async () => {
+    const names = (await blocked('env')).split(',');
+    expect(names).not.toContain('DATABASE_URL');
+    expect(names).not.toContain('PLATFORM_SECRET');
+    expect(names.filter((name) => !['PATH', 'HOME', 'TMPDIR', 'LANG', 'PWD'].includes(name))).toEqual([]);
+  });
+
+  it.each(['/proc/self/environ', '/proc/1/environ', '/etc/shadow', `${REPO_ROOT}/package.json.nope`, '/root/.bashrc'])(
+    'cannot read %s',
+    async (file) => {
+      const result = await execute('read', file);
+      if (result.output?.outcome === 'escaped') {
+        // /proc/self/environ may be readable without the permission model: then it must not carry a platform variable.
+        expect(result.output.detail).not.toContain(PLATFORM_SECRET);
+        expect(result.output.detail).not.toContain('DATABASE_URL');
+      } else expect(result.output?.outcome).toBe('blocked');
+    },
+  );
+
+  it("cannot read another package's files, the package cache or the executor's working directory", async () => {
+    await blocked('read', path.join(EXECUTION_SKILLS_ROOT, 'testing/quick_noop/handler.ts'));
+    await blocked('list', packageCache);
+    await blocked('list', REPO_ROOT);
+    await blocked('list', '/work');
+  });
+
+  it('cannot start a process or a worker thread', async () => {
+    await blocked('spawn');
+    await blocked('worker');
+  });
+
+  it.each([
+    ['Postgres', '5432'],
+    ['Redis', '6379'],
+  ])('cannot open a socket to %s on the host', async (_name, port) => {
+    const detail = await blocked('socket', port);
+    expect(detail).toMatch(/ECONNREFUSED|EACCES|ENETUNREACH|restricted/i);
+  });
+
+  it('cannot open a socket to the registry', async () => {
+    await blocked('socket', new URL(registry.baseUrl).port);
+  });
+
+  it('cannot write outside its scratch directory', async () => {
+    await blocked('write', '/tmp/../work/escaped.txt');
+    await blocked('write', path.join(REPO_ROOT, 'escaped.txt'));
+    await blocked('write', '/etc/escaped');
+  });
+
+  it('killing its own process ends only its execution, with SANDBOX_CRASHED', async () => {
+    expect(await execute('kill')).toMatchObject({ status: 'FAILED', error: { code: 'SANDBOX_CRASHED' } });
+  });
+
+  it('process.exit ends only its execution, with SANDBOX_CRASHED', async () => {
+    expect(await execute('exit')).toMatchObject({ status: 'FAILED', error: { code: 'SANDBOX_CRASHED' } });
+  });
+
+  it('cannot allocate 25 GB: the allocation fails inside the sandbox', async () => {
+    const detail = await blocked('allocate');
+    expect(detail).toMatch(/allocation failed|Cannot allocate|memory|Invalid|range/i);
+  });
+
+  it('a heap that grows without bound ends its execution with RESOURCE_EXHAUSTED', async () => {
+    expect(await execute('heap')).toMatchObject({ status: 'FAILED', error: { code: 'RESOURCE_EXHAUSTED' } });
+  });
+
+  it('a busy loop past the timeout ends its execution with HANDLER_TIMEOUT', async () => {
+    expect(await execute('busy')).toMatchObject({ status: 'FAILED', error: { code: 'HANDLER_TIMEOUT' } });
+  });
+
+  it('100 MB on stdout ends its execution with RESOURCE_EXHAUSTED', async () => {
+    expect(await execute('stdout')).toMatchObject({ status: 'FAILED', error: { code: 'RESOURCE_EXHAUSTED' } });
+  });
+
+  it('a call to a tool it does not declare fails PRECONDITION_FAILED naming the tool, recorded as an event', async () => {
+    const result = await execute('tool', 'calculix.run_fea');
+    expect(result.output).toMatchObject({ outcome: 'blocked' });
+    expect(result.output?.detail).toContain('calculix.run_fea');
+  });
+});
