@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { McpBridge } from '@skill-registry/sdk';
+import { SandboxPool, type SandboxLauncher } from './sandbox-pool.js';
+
+/**
+ * A stand-in sandbox process speaking the pool's frames on fd 3: answers each run with its input and
+ * its own pid; `fail` answers an error, `flood` sends an oversized frame, `garbage` a malformed one.
+ */
+const HOST_SOURCE = `
+import net from 'node:net';
+const socket = new net.Socket({ fd: 3, readable: true, writable: true });
+const send = (value) => { const body = Buffer.from(JSON.stringify(value)); const head = Buffer.alloc(4); head.writeUInt32BE(body.length); socket.write(Buffer.concat([head, body])); };
+let buffered = Buffer.alloc(0);
+socket.on('data', (chunk) => {
+  buffered = Buffer.concat([buffered, chunk]);
+  while (buffered.length >= 4 && buffered.length >= 4 + buffered.readUInt32BE(0)) {
+    const length = buffered.readUInt32BE(0);
+    const message = JSON.parse(buffered.subarray(4, 4 + length).toString());
+    buffered = buffered.subarray(4 + length);
+    if (message.type !== 'run') continue;
+    const input = message.input;
+    if (input.flood) { const head = Buffer.alloc(4); head.writeUInt32BE(1 << 30); socket.write(head); continue; }
+    if (input.garbage) { send({ type: 'result', runId: message.runId, outcome: 'ok', output: 'not an object' }); continue; }
+    if (input.fail) send({ type: 'result', runId: message.runId, outcome: 'error', error: { code: 'WORKER_LOST', message: 'claimed', details: {} } });
+    else send({ type: 'result', runId: message.runId, outcome: 'ok', output: { ...input, pid: process.pid } });
+  }
+});
+socket.on('close', () => process.exit(0));
+send({ type: 'ready' });
+`;
+
+const bridge = { invoke: async () => ({}), isAvailable: async () => false, listTools: async () => [] } as unknown as McpBridge;
+
+describe('SandboxPool', () => {
+  let dir: string;
+  let launcher: SandboxLauncher;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sandbox-pool-'));
+    await writeFile(join(dir, 'host.mjs'), HOST_SOURCE);
+    launcher = {
+      spawnSpec: async () => ({
+        command: process.execPath,
+        args: [join(dir, 'host.mjs')],
+        env: {},
+        cwd: dir,
+        runAs: null,
+        packagePathInside: '/skill',
+        cleanUp: async () => undefined,
+      }),
+    };
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  const pool = (maxProcesses: number) =>
+    new SandboxPool(launcher, {
+      maxProcesses,
+      cancelGraceMs: 100,
+      maxRunsPerProcess: 100,
+      idleMs: 60_000,
+      cpuSeconds: 600,
+      bounds: { maxFrameBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024, maxMessagesPerSecond: 1000, maxPendingCalls: 8 },
+    });
+  const run = (sandbox: SandboxPool, contentHash: string, input: Record<string, unknown>) =>
+    sandbox.run(
+      {
+        executionId: 'e',
+        sessionId: null,
+        branch: 'main',
+        packagePath: '/nowhere',
+        contentHash,
+        skillName: 's',
+        inputSchemaRef: 'schema.In',
+        outputSchemaRef: 'schema.Out',
+        input,
+      },
+      { timeoutMs: 10_000, signal: new AbortController().signal, bridge, declaredTools: [] },
+    );
+  const pidOf = (outcome: Awaited<ReturnType<typeof run>>) => (outcome.ok ? outcome.output.pid : null);
+
+  it('reuses a process for the same package and never shares one between two packages', async () => {
+    const sandbox = pool(4);
+    try {
+      const a1 = pidOf(await run(sandbox, 'aaaa', {}));
+      const a2 = pidOf(await run(sandbox, 'aaaa', {}));
+      const b1 = pidOf(await run(sandbox, 'bbbb', {}));
+      expect(a1).toBe(a2);
+      expect(b1).not.toBe(a1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('replaces the process after a run that failed, and keeps a handler from claiming codes it cannot have', async () => {
+    const sandbox = pool(4);
+    try {
+      const before = pidOf(await run(sandbox, 'aaaa', {}));
+      const failed = await run(sandbox, 'aaaa', { fail: true });
+      expect(failed).toMatchObject({ ok: false, error: { code: 'HANDLER_ERROR', message: 'claimed' } });
+      const after = pidOf(await run(sandbox, 'aaaa', {}));
+      expect(after).not.toBe(before);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('at its bound, ends the least recently used idle process of another package to make room', async () => {
+    const sandbox = pool(1);
+    try {
+      await run(sandbox, 'aaaa', {});
+      const b = await run(sandbox, 'bbbb', {});
+      expect(b.ok).toBe(true);
+      expect(sandbox.size).toBe(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('ends a process that announces an oversized frame (RESOURCE_EXHAUSTED) or sends a malformed one (SANDBOX_CRASHED)', async () => {
+    const sandbox = pool(2);
+    try {
+      expect(await run(sandbox, 'aaaa', { flood: true })).toMatchObject({ ok: false, error: { code: 'RESOURCE_EXHAUSTED' } });
+      expect(await run(sandbox, 'aaaa', { garbage: true })).toMatchObject({ ok: false, error: { code: 'SANDBOX_CRASHED' } });
+      expect((await run(sandbox, 'aaaa', { fine: 1 })).ok).toBe(true);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
