@@ -4,7 +4,8 @@
 // database of the same Postgres). Then synchronous `?wait` latency and the hard timeout.
 // Usage: npm run bench:executor   (this part alone: npm run build && node bench/executor/main.mjs)
 // Env: BENCH_CONCURRENCIES (8,32,128), BENCH_JOBS (2000 per run), BENCH_SYNC_SAMPLES (300),
-//      BENCH_PEERS=0 (skip graphile-worker and pg-boss), BENCH_NODE_ARGS (e.g. --cpu-prof for the services).
+//      BENCH_PEERS=0 (skip graphile-worker and pg-boss), BENCH_NODE_ARGS (e.g. --cpu-prof for the services),
+//      BENCH_SANDBOX_COMPARE (32: the concurrencies also measured with HANDLER_SANDBOX=none, the opt-out, in the same run).
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,7 @@ const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? '8,32,128').split(',')
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
 const SYNC_SAMPLES = Number(process.env.BENCH_SYNC_SAMPLES ?? 300);
 const PEERS = process.env.BENCH_PEERS !== '0';
+const SANDBOX_COMPARE = new Set((process.env.BENCH_SANDBOX_COMPARE ?? '32').split(',').filter(Boolean).map(Number));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 /** Ratio of the end to end to raw BullMQ at concurrency 8 before group commit (README figures). */
@@ -110,13 +112,22 @@ async function measureAt(concurrency) {
   }
   await stopProcess(executor.child);
   executor = undefined;
+  // The cost of isolation: the same load on an executor whose handlers run unsandboxed (HANDLER_SANDBOX=none).
+  let unsandboxed = null;
+  if (SANDBOX_COMPARE.has(concurrency)) {
+    executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: String(concurrency), HANDLER_SANDBOX: 'none' });
+    await closedLoop(Math.max(300, 4 * concurrency), concurrency, () => execute('bench_noop', 1)); // warm-up
+    unsandboxed = await closedLoop(JOBS, concurrency, () => execute('bench_noop', 1));
+    await stopProcess(executor.child);
+    executor = undefined;
+  }
   const graphile = PEERS ? await peer('graphile', startGraphileWorker, concurrency) : null;
   const pgBoss = PEERS ? await peer('pgboss', startPgBoss, concurrency) : null;
   const brief = (r) => `${r.perSecond.toFixed(0)}/s p50 ${r.p50.toFixed(1)} ms`;
   console.log(
     `  raw ${brief(raw)}; end to end ${brief(system)} (executor RSS ${system.executorRssMb.toFixed(0)} MB)${graphile ? `; graphile-worker ${brief(graphile)}; pg-boss ${brief(pgBoss)}` : ''}`,
   );
-  return { concurrency, raw, system, graphile, pgBoss };
+  return { concurrency, raw, system, unsandboxed, graphile, pgBoss };
 }
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'bench-exec-'));
@@ -167,9 +178,10 @@ try {
   const line = (label, r) =>
     console.log(label.padEnd(40) + r.perSecond.toFixed(0).padStart(9) + r.p50.toFixed(2).padStart(9) + r.p99.toFixed(2).padStart(9));
   console.log('run'.padEnd(40) + 'jobs/s'.padStart(9) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9));
-  for (const { concurrency, raw, system, graphile, pgBoss } of rows) {
+  for (const { concurrency, raw, system, unsandboxed, graphile, pgBoss } of rows) {
     line(`raw BullMQ (concurrency ${concurrency})`, raw);
     line(`REST end to end (concurrency ${concurrency})`, system);
+    if (unsandboxed) line(`  same, HANDLER_SANDBOX=none (c ${concurrency})`, unsandboxed);
     if (graphile) line(`graphile-worker (concurrency ${concurrency})`, graphile);
     if (pgBoss) line(`pg-boss (concurrency ${concurrency})`, pgBoss);
   }
@@ -205,6 +217,15 @@ try {
         `concurrency ${concurrency}: ratio to raw BullMQ ${ratio.toFixed(2)} (target ≥ ${RATIO_AT_8_BEFORE}, before group commit)`,
         ratio >= RATIO_AT_8_BEFORE,
       ]);
+  }
+  for (const { concurrency, raw, system, unsandboxed } of rows) {
+    if (!unsandboxed) continue;
+    const sandboxed = system.perSecond / raw.perSecond;
+    const bare = unsandboxed.perSecond / raw.perSecond;
+    checks.push([
+      `concurrency ${concurrency}: ratio to raw BullMQ sandboxed ${sandboxed.toFixed(2)}, HANDLER_SANDBOX=none ${bare.toFixed(2)} (target: at most 10% below)`,
+      sandboxed >= 0.9 * bare,
+    ]);
   }
   checks.push([
     `${failures.length} no-op executions did not succeed${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`,

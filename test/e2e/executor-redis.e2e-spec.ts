@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { freePort, startExecutor, type RunningExecutor } from '../support/executor.js';
-import { EXECUTION_SKILLS_ROOT, activate, attemptsRecorded, eventually, waitForTerminal } from '../support/executions.js';
+import { EXECUTION_SKILLS_ROOT, activate, attemptsRecorded, eventually, markerDir, waitForTerminal } from '../support/executions.js';
 import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
 
 /** A private redis-server, so stopping it does not disturb other test files. */
@@ -31,6 +31,8 @@ async function stopRedis(child: ChildProcess): Promise<void> {
 describe('Redis stopped and started again', () => {
   let db: TestDatabase;
   let dir: string;
+  // Marker files are written by handlers in their sandboxes: under the directory the test executor makes writable there.
+  let markers: string;
   let port: number;
   let redis: ChildProcess;
   let registry: RunningRegistry;
@@ -40,6 +42,7 @@ describe('Redis stopped and started again', () => {
   beforeAll(async () => {
     db = await createTestDatabase('redis');
     dir = await mkdtemp(path.join(os.tmpdir(), 'redis-'));
+    markers = await markerDir();
     port = await freePort();
     redis = await startRedis(port, dir);
     const redisUrl = `redis://127.0.0.1:${port}`;
@@ -54,6 +57,7 @@ describe('Redis stopped and started again', () => {
     if (redis?.exitCode === null) await stopRedis(redis);
     await db?.drop();
     await rm(dir, { recursive: true, force: true });
+    await rm(markers, { recursive: true, force: true });
   });
 
   const execute = () =>
@@ -84,7 +88,7 @@ describe('Redis stopped and started again', () => {
 
   it('answers a waiting request as soon as the result is committed, even though Redis went down meanwhile', async () => {
     const waiting = call(registry.baseUrl, 'POST', '/v1/skills/sleepy/executions?wait=30', {
-      body: { input: { marker: path.join(dir, 'wait-marker'), ms: 1500, ignore_signal: false } },
+      body: { input: { marker: path.join(markers, 'wait-marker'), ms: 1500, ignore_signal: false } },
     });
     await eventually(
       async () => (await call(registry.baseUrl, 'GET', '/v1/executions?skill=sleepy')).body.items[0]?.status === 'RUNNING',
@@ -118,7 +122,7 @@ describe('Redis stopped and started again', () => {
   }, 60_000);
 
   it('settles running executions whose worker died and whose jobs vanished with Redis: retried if idempotent, WORKER_LOST if not', async () => {
-    const marker = (name: string) => path.join(dir, `lost-${name}`);
+    const marker = (name: string) => path.join(markers, `lost-${name}`);
     const idem = await call(registry.baseUrl, 'POST', '/v1/skills/crash_idempotent/executions', {
       body: { input: { marker: marker('idem') } },
     });

@@ -1,4 +1,4 @@
-import { chmod, mkdir, realpath } from 'node:fs/promises';
+import { chmod, cp, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import {
   type HostSetup,
   type SandboxIsolation,
 } from '#script-sandbox/index.js';
-import { Precompiler } from './precompiler.js';
+import { hashKey, Precompiler } from './precompiler.js';
 import type { ProcessSpawn } from './sandbox-process.js';
 import type { SandboxLauncher } from './sandbox-pool.js';
 import type { SandboxHostOptions } from './sandbox-host-options.js';
@@ -99,8 +99,29 @@ export class HandlerLauncher implements SandboxLauncher {
 
   /** The process for the package `contentHash` stored at `packageDir`, with its precompiled JavaScript when it can be made. */
   async spawnSpec(packageDir: string, contentHash: string): Promise<ProcessSpawn> {
-    await this.ready();
-    return this.specFor(packageDir, await this.precompiler.forPackage(contentHash, packageDir));
+    const { host } = await this.ready();
+    const [visible, precompiled] = await Promise.all([
+      this.reachablePackage(packageDir, contentHash, host),
+      this.precompiler.forPackage(contentHash, packageDir),
+    ]);
+    return this.specFor(visible, precompiled);
+  }
+
+  /**
+   * The package where the sandbox user can read it: its own directory when it can (the package cache as
+   * createPackageCacheRoot makes it), else a copy under the sandbox root (0755/0644), made once per hash.
+   */
+  private async reachablePackage(packageDir: string, contentHash: string, host: HostSetup): Promise<string> {
+    if (!host.runAs || (await pathReachableBy(packageDir, host.runAs)) === null) return packageDir;
+    const key = hashKey(contentHash);
+    if (key === null) throw new Error(`the package ${packageDir} cannot be read by the sandbox user`);
+    const staged = path.join(this.sandboxRoot(), 'packages', key);
+    if (await pathExists(staged)) return staged;
+    const temporary = `${staged}.tmp-${process.pid}-${Date.now()}`;
+    await cp(packageDir, temporary, { recursive: true });
+    await makeReadable(temporary);
+    await rename(temporary, staged).catch(async () => rm(temporary, { recursive: true, force: true }));
+    return staged;
   }
 
   private async specFor(packageDir: string, precompiledDir: string | null): Promise<ProcessSpawn> {
@@ -153,6 +174,10 @@ export class HandlerLauncher implements SandboxLauncher {
     return { command: command as string, args, env: {}, cwd: '/', runAs: host.runAs, packagePathInside: inside.packageDir, cleanUp };
   }
 
+  close(): Promise<void> {
+    return this.precompiler.close();
+  }
+
   /** Where precompiled packages go (readable by the sandbox user). */
   precompiledRoot(): string {
     return path.join(this.sandboxRoot(), 'compiled');
@@ -186,7 +211,13 @@ export class HandlerLauncher implements SandboxLauncher {
     const dir = (value: string) => (major >= 22 ? value : `${value}/*`);
     const reads = [...runtime.readOnlyPaths.map((entry) => (entry.endsWith('.json') ? entry : dir(entry))), dir(inside.packageDir)];
     if (inside.precompiledDir) reads.push(dir(inside.precompiledDir));
-    const writes = [dir(inside.scratchDir), ...(this.options.testWritableDir ? [dir(this.options.testWritableDir)] : [])];
+    // Inside bubblewrap /tmp is the scratch directory too (the permission model sees paths, not mounts).
+    const scratchAliases = this.options.isolation === 'bubblewrap' ? [dir('/tmp')] : [];
+    const writes = [
+      dir(inside.scratchDir),
+      ...scratchAliases,
+      ...(this.options.testWritableDir ? [dir(this.options.testWritableDir)] : []),
+    ];
     reads.push(...writes);
     // One flag per path: Node 20 does not split a comma-separated list (measured on 20.20).
     flags.push(
@@ -209,6 +240,7 @@ export class HandlerLauncher implements SandboxLauncher {
       throw error;
     }
     await mkdir(this.precompiledRoot(), { recursive: true, mode: 0o755 });
+    await mkdir(path.join(this.sandboxRoot(), 'packages'), { recursive: true, mode: 0o755 });
     const runtime = await runtimeFiles();
     // The mount point of the hidden directory must exist before the read-only bind above it.
     for (const hidden of runtime.hiddenPaths) await mkdir(hidden, { recursive: true });
@@ -228,6 +260,23 @@ export class HandlerLauncher implements SandboxLauncher {
 
   private sandboxRoot(): string {
     return path.resolve(this.options.sandboxRoot ?? path.join(tmpdir(), 'skill-registry', 'sandboxes'));
+  }
+}
+
+async function pathExists(target: string): Promise<boolean> {
+  return stat(target).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Directories 0755 and files 0644 (0755 when executable), all the way down. */
+async function makeReadable(dir: string): Promise<void> {
+  await chmod(dir, 0o755);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const entryPath = path.join(dir, entry.name);
+    if (entry.isDirectory()) await makeReadable(entryPath);
+    else if (entry.isFile()) await chmod(entryPath, ((await stat(entryPath)).mode & 0o100) !== 0 ? 0o755 : 0o644);
   }
 }
 

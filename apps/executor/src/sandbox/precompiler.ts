@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { cp, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
-const execFileAsync = promisify(execFile);
 const COMPILE_TIMEOUT_MS = 60_000;
+/** The compiler process ends after this long without work (it holds SWC, ~30 MB, that the executor need not). */
+const COMPILER_IDLE_MS = 30_000;
 
 /**
  * Prepares, per package content hash, the directory of JavaScript a sandbox process loads instead of
@@ -16,12 +16,21 @@ const COMPILE_TIMEOUT_MS = 60_000;
 export class Precompiler {
   private runtime: Promise<string | null> | null = null;
   private readonly pending = new Map<string, Promise<string | null>>();
+  private readonly compiler = new CompilerProcess();
 
   constructor(private readonly root: string) {}
 
+  /** Ends the compiler process and this executor's runtime directory. */
+  async close(): Promise<void> {
+    this.compiler.stop();
+    await rm(path.join(this.root, `runtime-${process.pid}`), { recursive: true, force: true });
+  }
+
   /** The directory for `contentHash` (made now if needed), or null when it could not be made. */
   forPackage(contentHash: string, packageDir: string): Promise<string | null> {
-    if (!/^[0-9a-f]{16,128}$/.test(contentHash)) return Promise.resolve(null);
+    const key = hashKey(contentHash);
+    if (key === null) return Promise.resolve(null);
+    contentHash = key;
     let made = this.pending.get(contentHash);
     if (!made) {
       made = this.make(contentHash, packageDir).finally(() => this.pending.delete(contentHash));
@@ -38,7 +47,7 @@ export class Precompiler {
     const temporary = `${dir}.tmp-${process.pid}-${Date.now()}`;
     try {
       await cp(runtimeDir, temporary, { recursive: true });
-      await compile({ packageDir, outDir: temporary });
+      await this.compiler.compile({ packageDir, outDir: temporary });
       await rename(temporary, dir).catch(async (error: NodeJS.ErrnoException) => {
         // Another executor (or an earlier call) made it first: theirs is as good.
         if (!(await exists(dir))) throw error;
@@ -55,7 +64,7 @@ export class Precompiler {
     this.runtime ??= (async () => {
       const dir = path.join(this.root, `runtime-${process.pid}`);
       await rm(dir, { recursive: true, force: true });
-      await compile({ runtimeDir: dir });
+      await this.compiler.compile({ runtimeDir: dir });
       return dir;
     })().catch(() => {
       this.runtime = null;
@@ -65,9 +74,72 @@ export class Precompiler {
   }
 }
 
-async function compile(request: { runtimeDir?: string; packageDir?: string; outDir?: string }): Promise<void> {
-  const entry = fileURLToPath(new URL('./sandbox-compiler.js', distUrlOf(import.meta.url)));
-  await execFileAsync(process.execPath, [entry, JSON.stringify(request)], { timeout: COMPILE_TIMEOUT_MS, maxBuffer: 1024 * 1024 });
+/**
+ * The compiler process, started on the first request and ended after COMPILER_IDLE_MS without one; a
+ * request it does not answer within COMPILE_TIMEOUT_MS (or that it dies on) fails, and the next one
+ * starts a new process.
+ */
+class CompilerProcess {
+  private child: ChildProcess | null = null;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  compile(request: { runtimeDir?: string; packageDir?: string; outDir?: string }): Promise<void> {
+    const child = this.started();
+    const id = this.nextId++;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new Error('the compiler did not answer in time'));
+        this.stop();
+      }, COMPILE_TIMEOUT_MS);
+      this.waiting.set(id, { resolve, reject, timer });
+      child.send({ id, ...request });
+    });
+  }
+
+  stop(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.child?.kill('SIGKILL');
+    this.child = null;
+  }
+
+  private started(): ChildProcess {
+    if (this.child) return this.child;
+    const entry = fileURLToPath(new URL('./sandbox-compiler.js', distUrlOf(import.meta.url)));
+    // Trusted, but it parses packages: no platform variable either (SWC needs HOME for its binding cache).
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8' };
+    const child = fork(entry, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json', env });
+    child.stderr?.resume();
+    child.on('message', (reply: { id: number; ok: boolean; error?: string }) => {
+      const waiter = this.waiting.get(reply.id);
+      if (!waiter) return;
+      this.waiting.delete(reply.id);
+      clearTimeout(waiter.timer);
+      if (reply.ok) waiter.resolve();
+      else waiter.reject(new Error(reply.error ?? 'compile failed'));
+      if (this.waiting.size === 0) this.idleTimer = setTimeout(() => this.stop(), COMPILER_IDLE_MS).unref();
+    });
+    child.on('exit', () => {
+      if (this.child === child) this.child = null;
+      for (const [id, waiter] of this.waiting) {
+        clearTimeout(waiter.timer);
+        waiter.reject(new Error('the compiler process ended'));
+        this.waiting.delete(id);
+      }
+    });
+    child.on('error', () => undefined);
+    this.child = child;
+    return child;
+  }
+}
+
+/** A content hash (`sha256:<hex>` or hex) as a directory name, or null when it is neither. */
+export function hashKey(contentHash: string): string | null {
+  const hex = contentHash.startsWith('sha256:') ? contentHash.slice('sha256:'.length) : contentHash;
+  return /^[0-9a-f]{16,128}$/.test(hex) ? hex : null;
 }
 
 /** This module's URL in dist/ (under Jest the sources run, but processes start from the build). */

@@ -1,25 +1,42 @@
 /**
- * Entry of the executor's compiler process (trusted, not sandboxed, short-lived): transpiles the
- * runtime a sandbox process loads (the SDK, the loader's scope entry) and a package's TypeScript with
- * SWC into directories a sandbox reads, so that sandbox processes never load a compiler. Nothing here
- * evaluates package code: package files are only parsed and transpiled.
+ * Entry of the executor's compiler process (trusted, not sandboxed; started on demand and ended when
+ * idle): transpiles the runtime a sandbox process loads (the SDK, the loader's scope entry) and a
+ * package's TypeScript with SWC into directories a sandbox reads, so that sandbox processes never load
+ * a compiler. Nothing here evaluates package code: package files are only parsed and transpiled.
  *
- * Argument (JSON): { runtimeDir?: string, packageDir?: string, outDir?: string }.
+ * Requests arrive over the IPC channel: { id, runtimeDir } or { id, packageDir, outDir }; each is
+ * answered { id, ok, written?, error? }.
  */
 import { mkdir } from 'node:fs/promises';
 import { readPackageDir } from '#package-store/index.js';
 import { PackageModuleRuntime } from '#skill-loader/module-runtime.js';
 
-const request = JSON.parse(process.argv[2] ?? '{}') as { runtimeDir?: string; packageDir?: string; outDir?: string };
-let written = 0;
-if (request.runtimeDir) {
-  await mkdir(request.runtimeDir, { recursive: true });
-  // Loading the SDK and opening a scope records every module the sandbox's runtime transpiles.
-  new PackageModuleRuntime({ transpiler: 'swc', recordTo: request.runtimeDir }).openScope();
+interface CompileRequest {
+  id: number;
+  runtimeDir?: string;
+  packageDir?: string;
+  outDir?: string;
 }
-if (request.packageDir && request.outDir) {
+
+let compiler: PackageModuleRuntime | null = null;
+
+async function serve(request: CompileRequest): Promise<number> {
+  if (request.runtimeDir) {
+    await mkdir(request.runtimeDir, { recursive: true });
+    // Loading the SDK and opening a scope records every module the sandbox's runtime transpiles.
+    new PackageModuleRuntime({ transpiler: 'swc', recordTo: request.runtimeDir }).openScope();
+    return 0;
+  }
+  if (!request.packageDir || !request.outDir) throw new Error('a request names a runtime directory, or a package and an output directory');
   await mkdir(request.outDir, { recursive: true });
-  const files = await readPackageDir(request.packageDir);
-  written = new PackageModuleRuntime({ transpiler: 'swc' }).precompilePackage(files, request.packageDir, request.outDir);
+  compiler ??= new PackageModuleRuntime({ transpiler: 'swc' });
+  return compiler.precompilePackage(await readPackageDir(request.packageDir), request.packageDir, request.outDir);
 }
-process.stdout.write(JSON.stringify({ written }));
+
+process.on('message', (request: CompileRequest) => {
+  serve(request).then(
+    (written) => process.send?.({ id: request.id, ok: true, written }),
+    (error: Error) => process.send?.({ id: request.id, ok: false, error: error.message }),
+  );
+});
+process.on('disconnect', () => process.exit(0));

@@ -25,6 +25,7 @@ export interface SandboxLauncher {
   spawnSpec(packageDir: string, contentHash: string): Promise<ProcessSpawn>;
   /** Null when processes can start here, else why not (the message names what to install). */
   unavailableReason?(): Promise<string | null>;
+  close?(): Promise<void>;
 }
 
 export interface SandboxPoolOptions {
@@ -124,6 +125,7 @@ export class SandboxPool {
     for (const process of this.all) process.stop();
     await Promise.all(gone);
     this.idle.clear();
+    await this.launcher.close?.();
   }
 
   private acquire(contentHash: string, packageDir: string): Promise<SandboxProcess> {
