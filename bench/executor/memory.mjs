@@ -19,6 +19,26 @@ const LIMIT_MB = 200;
 const GROWTH_LIMIT_MB = 50;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** RSS of every process below `pid` (bwrap, the sandbox processes, the compiler), summed: shared pages count in each. */
+async function descendantsRssMb(pid) {
+  const { readdir, readFile: read } = await import('node:fs/promises');
+  const parents = new Map();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await read(`/proc/${entry}/stat`, 'utf8').catch(() => null);
+    if (stat) parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+  }
+  const below = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [child, parent] of parents) if (below.has(parent) && !below.has(child)) (below.add(child), (grew = true));
+  }
+  below.delete(pid);
+  let total = 0;
+  for (const child of below) total += await rssMb(child).catch(() => 0);
+  return total;
+}
+
 const root = await mkdtemp(path.join(os.tmpdir(), 'bench-memory-'));
 const cache = await mkdtemp(path.join(os.tmpdir(), 'bench-memory-cache-'));
 const databaseUrl = benchDatabaseUrl();
@@ -48,12 +68,12 @@ try {
     if (response.status !== 200) throw new Error(`promote ${name}: ${response.status} ${await response.text()}`);
   }
   executor = await startExecutorProcess({ ...env, PACKAGE_CACHE_DIR: cache, EXECUTOR_CONCURRENCY: String(CONCURRENCY) });
-  /** The executor's own view (from its /metrics): its sandbox threads and the main thread's heap. */
+  /** The executor's own view (from its /metrics and /proc): its sandbox processes and the main thread's heap. */
   const inside = async () => {
     const text = await (await fetch(`http://127.0.0.1:${executor.port}/metrics`)).text();
     const metric = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN);
     const mb = (name) => (metric(name) / 1024 / 1024).toFixed(0);
-    return `${metric('skill_sandbox_threads')} sandbox threads; main thread's heap ${mb('nodejs_heap_size_used_bytes')} MB used of ${mb('nodejs_heap_size_total_bytes')}`;
+    return `${metric('skill_sandbox_processes')} sandbox processes, ${(await descendantsRssMb(executor.child.pid)).toFixed(0)} MB RSS together; main thread's heap ${mb('nodejs_heap_size_used_bytes')} MB used of ${mb('nodejs_heap_size_total_bytes')}`;
   };
   const rssAtStart = await rssMb(executor.child.pid);
   const insideAtStart = await inside();

@@ -99,7 +99,8 @@ export const executorConfigSchema = z
   })
   .transform((config) => ({
     ...config,
-    SANDBOX_MAX_PROCESSES: config.SANDBOX_MAX_PROCESSES ?? config.EXECUTOR_CONCURRENCY,
+    // Twice the concurrency: runs of several packages overlap without ending each other's idle processes.
+    SANDBOX_MAX_PROCESSES: config.SANDBOX_MAX_PROCESSES ?? 2 * config.EXECUTOR_CONCURRENCY,
     SANDBOX_ADDRESS_SPACE_MB: config.SANDBOX_ADDRESS_SPACE_MB ?? 1024 + 4 * config.SANDBOX_MEMORY_MB,
   }))
   .refine((config) => config.LOST_AFTER_MS >= 2 * config.HEARTBEAT_MS, {
