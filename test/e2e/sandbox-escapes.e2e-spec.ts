@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
-import { activate, EXECUTION_SKILLS_ROOT, obliterateQueue } from '../support/executions.js';
+import { activate, EXECUTION_SKILLS_ROOT, obliterateQueue, readSse } from '../support/executions.js';
 import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT } from '../support/skill-packages.js';
 
@@ -25,7 +25,12 @@ describe('handler sandbox: escapes tried by a hostile package', () => {
     const { body } = await call(registry.baseUrl, 'POST', '/v1/skills/escape_probe/executions?wait=20', {
       body: { input: target === undefined ? { probe } : { probe, target } },
     });
-    return body as { status: string; output: { outcome: string; detail: string } | null; error: { code: string; message: string } | null };
+    return body as {
+      id: string;
+      status: string;
+      output: { outcome: string; detail: string } | null;
+      error: { code: string; message: string } | null;
+    };
   };
 
   const blocked = async (probe: string, target?: string) => {
@@ -144,5 +149,14 @@ describe('handler sandbox: escapes tried by a hostile package', () => {
     const result = await execute('tool', 'calculix.run_fea');
     expect(result.output).toMatchObject({ outcome: 'blocked' });
     expect(result.output?.detail).toContain('calculix.run_fea');
+    const events = await readSse(registry.baseUrl, result.id);
+    expect(events.map((event) => event.data)).toContainEqual(
+      expect.objectContaining({
+        type: 'tool_completed',
+        tool_id: 'calculix.run_fea',
+        ok: false,
+        error: expect.objectContaining({ code: 'PRECONDITION_FAILED' }),
+      }),
+    );
   });
 });
