@@ -55,9 +55,10 @@ describe('SandboxPool', () => {
   });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
-  const pool = (maxProcesses: number) =>
+  const pool = (maxProcesses: number, spawnAfterMs = 200) =>
     new SandboxPool(launcher, {
       maxProcesses,
+      spawnAfterMs,
       cancelGraceMs: 100,
       maxRunsPerProcess: 100,
       idleMs: 60_000,
@@ -89,6 +90,18 @@ describe('SandboxPool', () => {
       const b1 = pidOf(await run(sandbox, 'bbbb', {}));
       expect(a1).toBe(a2);
       expect(b1).not.toBe(a1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('short runs of one package share the process there is instead of starting one per concurrent run', async () => {
+    const sandbox = pool(8, 60_000);
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 24 }, (_, index) => run(sandbox, 'aaaa', { index })));
+      expect(outcomes.map((outcome) => (outcome.ok ? outcome.output.index : null))).toEqual(Array.from({ length: 24 }, (_, i) => i));
+      expect(new Set(outcomes.map(pidOf)).size).toBe(1);
+      expect(sandbox.size).toBe(1);
     } finally {
       await sandbox.close();
     }

@@ -39,9 +39,23 @@ export interface SandboxPoolOptions {
   /** RLIMIT_CPU of each process, s: it is replaced once it used half of it. */
   cpuSeconds: number;
   bounds: ProcessBounds;
+  /**
+   * A run whose package has processes, all busy, waits this long for one of them before another is
+   * started: short runs share a few processes (a start costs a node process and its runtime, far more
+   * than many short runs), long ones still get processes of their own.
+   */
+  spawnAfterMs?: number;
 }
 
-type Waiter = { contentHash: string; packageDir: string; take: (process: SandboxProcess) => void; fail: (error: Error) => void };
+export const SPAWN_AFTER_MS = 200;
+
+type Waiter = {
+  contentHash: string;
+  packageDir: string;
+  since: number;
+  take: (process: SandboxProcess) => void;
+  fail: (error: Error) => void;
+};
 
 /**
  * Sandbox processes, reused only for the same package content hash: two packages never share one.
@@ -53,10 +67,13 @@ type Waiter = { contentHash: string; packageDir: string; take: (process: Sandbox
 export class SandboxPool {
   private readonly idle = new Map<string, SandboxProcess[]>();
   private readonly all = new Set<SandboxProcess>();
-  /** Processes being started (they count against maxProcesses). */
+  /** Processes being started (they count against maxProcesses), and per package. */
   private starting = 0;
+  private readonly startingFor = new Map<string, number>();
   private readonly waiting: Waiter[] = [];
   private readonly sweep: NodeJS.Timeout;
+  /** A dispatch due when the oldest waiting run has waited spawnAfterMs. */
+  private redispatch: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(
@@ -120,6 +137,7 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweep);
+    if (this.redispatch) clearTimeout(this.redispatch);
     for (const waiter of this.waiting.splice(0)) waiter.fail(new Error('sandbox pool is closed'));
     const gone = [...this.all].map((process) => new Promise<void>((resolve) => process.onExit(resolve)));
     for (const process of this.all) process.stop();
@@ -133,19 +151,28 @@ export class SandboxPool {
     const reused = this.takeIdle(contentHash);
     if (reused) return Promise.resolve(reused);
     return new Promise<SandboxProcess>((resolve, reject) => {
-      this.waiting.push({ contentHash, packageDir, take: resolve, fail: reject });
+      this.waiting.push({ contentHash, packageDir, since: performance.now(), take: resolve, fail: reject });
       this.dispatch();
     });
   }
 
   /** Serves waiting runs, oldest first: an idle process of their package, else a new one where there is room. */
   private dispatch(): void {
+    const spawnAfterMs = this.options.spawnAfterMs ?? SPAWN_AFTER_MS;
+    let nextDue = Infinity;
     for (let index = 0; index < this.waiting.length;) {
       const waiter = this.waiting[index] as Waiter;
       const reused = this.takeIdle(waiter.contentHash);
       if (reused) {
         this.waiting.splice(index, 1);
         waiter.take(reused);
+        continue;
+      }
+      // Its package's processes are busy: wait for one of them a little before starting another.
+      const due = waiter.since + spawnAfterMs;
+      if (this.processesOf(waiter.contentHash) > 0 && performance.now() < due) {
+        nextDue = Math.min(nextDue, due);
+        index++;
         continue;
       }
       if (this.all.size + this.starting >= this.options.maxProcesses && !this.evictLeastRecentlyUsed()) {
@@ -155,13 +182,36 @@ export class SandboxPool {
       this.waiting.splice(index, 1);
       this.start(waiter);
     }
+    if (nextDue !== Infinity && !this.redispatch && !this.closed) {
+      this.redispatch = setTimeout(
+        () => {
+          this.redispatch = null;
+          this.dispatch();
+        },
+        Math.max(1, nextDue - performance.now()),
+      );
+    }
+  }
+
+  /** Processes of a package, alive or being started. */
+  private processesOf(contentHash: string): number {
+    let count = this.startingFor.get(contentHash) ?? 0;
+    for (const process of this.all) if (process.contentHash === contentHash && process.alive) count++;
+    return count;
   }
 
   private start(waiter: Waiter): void {
     this.starting++;
+    this.startingFor.set(waiter.contentHash, (this.startingFor.get(waiter.contentHash) ?? 0) + 1);
+    const started = () => {
+      this.starting--;
+      const left = (this.startingFor.get(waiter.contentHash) ?? 1) - 1;
+      if (left > 0) this.startingFor.set(waiter.contentHash, left);
+      else this.startingFor.delete(waiter.contentHash);
+    };
     void this.launcher.spawnSpec(waiter.packageDir, waiter.contentHash).then(
       (spec) => {
-        this.starting--;
+        started();
         if (this.closed) {
           void spec.cleanUp();
           return waiter.fail(new Error('sandbox pool is closed'));
@@ -172,7 +222,7 @@ export class SandboxPool {
         waiter.take(process);
       },
       (error: Error) => {
-        this.starting--;
+        started();
         waiter.fail(error);
         this.dispatch();
       },
