@@ -61,7 +61,9 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
       ['validate_stress', '1.0.0'],
     ]) {
       const promoted = await admin('POST', `/v1/admin/skills/${name}/versions/${version}/promote`, { reason: 'examples pass' });
-      if (promoted.status !== 200) throw new Error(`promotion of ${name} ${version} failed: ${JSON.stringify(promoted.body)}`);
+      if (promoted.status !== 200) {
+        throw new Error(`promotion of ${name} ${version} failed: ${JSON.stringify(promoted.body)}\n${await registry.describeCatalog()}`);
+      }
     }
     for (const [name, version, successor] of [
       ['export_mesh', '0.1.0', 'export_mesh@0.2.0'],

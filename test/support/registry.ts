@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createRegistryApp } from '../../apps/registry/src/create-registry-app.js';
+import { describeCatalog } from './catalog-diagnosis.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0001';
 export const AGENT_TOKEN = 'test-agent-token-0001';
@@ -11,9 +12,15 @@ export interface RunningRegistry {
   app: NestFastifyApplication;
   baseUrl: string;
   stop(): Promise<void>;
+  /** The discovery report, the catalog and the database rows, for the message of a failing catalog-dependent step. */
+  describeCatalog(): Promise<string>;
 }
 
-/** Boots the real registry on a free port against `databaseUrl`. */
+/**
+ * Boots the real registry on a free port against `databaseUrl`, and fails (with the discovery report,
+ * the catalog and the database rows) unless /readyz says it is ready: every test on a registry then
+ * starts from a catalog that holds every package discovery stored.
+ */
 export async function startRegistry(options: {
   databaseUrl: string;
   skillPaths: string[];
@@ -36,7 +43,14 @@ export async function startRegistry(options: {
   const app = await createRegistryApp(config);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
-  return { app, baseUrl: `http://127.0.0.1:${address.port}`, stop: () => app.close() };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  const ready = await call(baseUrl, 'GET', '/readyz');
+  if (ready.status !== 200) {
+    const description = await describeCatalog(app);
+    await app.close();
+    throw new Error(`the registry started but is not ready: ${JSON.stringify(ready.body)}\n${description}`);
+  }
+  return { app, baseUrl, stop: () => app.close(), describeCatalog: () => describeCatalog(app) };
 }
 
 /** fetch + JSON with optional bearer token. */

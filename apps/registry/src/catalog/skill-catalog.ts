@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor, type SkillStatusName } from '#contracts/ind
 import { type SkillRecord, type SkillVersionRecord, compareVersionKeys, currentVersion } from './skill-records.js';
 import { pendingDependencies } from '../dependencies/dependency-rules.js';
 import { SkillsRepository } from './skills.repository.js';
+import { ChangeClock, keepNewer } from './catalog-freshness.js';
 
 export interface SkillListFilter {
   domain?: string;
@@ -17,6 +18,9 @@ export interface SkillListFilter {
   limit: number;
   cursor?: string;
 }
+
+/** Reads a reload makes when writes keep overtaking them, before it settles for merging (catalog-freshness.ts). */
+const FRESH_READ_ATTEMPTS = 5;
 
 export interface SkillListPage {
   items: { skill: SkillRecord; current: SkillVersionRecord }[];
@@ -38,6 +42,8 @@ export class SkillCatalog implements OnApplicationShutdown {
   /** Dependency name → the skills whose versions depend on it (to refresh their pending dependencies). */
   private dependents = new Map<string, Set<string>>();
   private stopped = false;
+  /** Writes and notifications seen per skill: a reload they overtook reads again (see refresh). */
+  private readonly clock = new ChangeClock();
 
   constructor(private readonly repository: SkillsRepository) {}
 
@@ -45,7 +51,10 @@ export class SkillCatalog implements OnApplicationShutdown {
   async start(): Promise<void> {
     await this.repository.listenForChanges(
       (change) => {
-        // Our own writes reload at once; their notifications then find the cache current already.
+        this.clock.tick(change.name);
+        // A write of this process puts its own row in place (applyVersion), but its notification (on the
+        // LISTEN connection) can arrive before the write's result (on the pool) does: then this reloads
+        // the skill too, and that reload must not land after the row with an older state (see refresh).
         const cached = this.skills.get(change.name)?.versions.find((version) => version.id === change.versionId);
         if (!cached || cached.lockVersion < change.lockVersion) void this.reload(change.name);
       },
@@ -54,8 +63,32 @@ export class SkillCatalog implements OnApplicationShutdown {
     await this.reloadAll();
   }
 
+  /**
+   * Re-reads the whole catalog (at start, and after the change listener reconnected). A read overtaken
+   * by a write or notification of any skill is read again, as in refresh; after FRESH_READ_ATTEMPTS,
+   * the last read merged with what the catalog holds.
+   */
   async reloadAll(): Promise<void> {
-    const all = await this.repository.loadAll();
+    for (let attempt = 1; ; attempt++) {
+      const before = this.clock.total;
+      const all = await this.repository.loadAll();
+      if (this.stopped) return;
+      if (this.clock.total === before) return this.replaceAll(all);
+      if (attempt === FRESH_READ_ATTEMPTS) {
+        this.logger.debug(`catalog reload overtaken by writes ${attempt} times; merged with the newer copies held`);
+        return this.replaceAll(this.mergeWithHeld(all));
+      }
+    }
+  }
+
+  private mergeWithHeld(all: SkillRecord[]): SkillRecord[] {
+    const read = new Map(all.map((skill) => [skill.name, skill]));
+    const names = [...new Set([...read.keys(), ...this.skills.keys()])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return names.map((name) => keepNewer(read.get(name) ?? null, this.skills.get(name)) as SkillRecord);
+  }
+
+  /** `all` in name order, as the repository reads it. */
+  private replaceAll(all: SkillRecord[]): void {
     this.skills = new Map(all.map((skill) => [skill.name, skill]));
     this.sortedNames = all.map((skill) => skill.name);
     this.dependents = new Map();
@@ -140,20 +173,35 @@ export class SkillCatalog implements OnApplicationShutdown {
     this.changes++;
   }
 
-  /** Re-reads one skill from the database; concurrent calls for one name share a read. */
+  /** Re-reads one skill from the database; a call while one runs reads again after it. */
   reload(name: string): Promise<void> {
     const pending = this.pendingReloads.get(name);
     if (pending) return pending.then(() => this.reload(name));
-    const run = this.repository
-      .loadSkill(name)
-      .then((skill) => {
-        if (this.stopped) return;
-        this.apply(name, skill);
-      })
+    const run = this.refresh(name)
       .catch((error: Error) => this.logger.warn(`could not reload skill ${name}: ${error.message}`))
       .finally(() => this.pendingReloads.delete(name));
     this.pendingReloads.set(name, run);
     return run;
+  }
+
+  /**
+   * Reads one skill and puts it in place, unless a write or notification of that skill came in while
+   * the read was in flight: the read may predate that commit (issue 30: two versions of one skill
+   * registered at once, the first one's reload landed after the second's row and dropped it), so it
+   * reads again. After FRESH_READ_ATTEMPTS overtaken reads, the last read merged with the catalog's
+   * copy. The check and the apply run in one synchronous step, so nothing slips between them.
+   */
+  private async refresh(name: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const before = this.clock.of(name);
+      const skill = await this.repository.loadSkill(name);
+      if (this.stopped) return;
+      if (this.clock.of(name) === before) return this.apply(name, skill);
+      if (attempt === FRESH_READ_ATTEMPTS) {
+        this.logger.debug(`reload of ${name} overtaken by writes ${attempt} times; merged with the newer copies held`);
+        return this.apply(name, keepNewer(skill, this.skills.get(name)));
+      }
+    }
   }
 
   /**
@@ -162,6 +210,7 @@ export class SkillCatalog implements OnApplicationShutdown {
    */
   applyVersion(version: SkillVersionRecord): void {
     if (this.stopped) return;
+    this.clock.tick(version.name);
     const existing = this.skills.get(version.name);
     const cached = existing?.versions.find((candidate) => candidate.id === version.id);
     if (cached && cached.lockVersion > version.lockVersion) return;

@@ -8,6 +8,7 @@ import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { VersionImmutable } from '../problem/domain-errors.js';
 import { type PackageOutcome, type PackageReport, RegisterSkill } from './register-skill.js';
 import { isInside, isPublishedPath, resolvePackagePath, resolveRoots, type SkillRoot } from './package-paths.js';
+import { missingFromCatalog, packageLabel, refusedPackages } from './report-against-catalog.js';
 
 export interface DiscoveryReport {
   new: number;
@@ -26,12 +27,14 @@ const LOAD_CONCURRENCY = 4;
 /**
  * Finds skill packages under SKILL_PATHS and brings the catalog in line with the disk: each package
  * through RegisterSkill, then the versions whose package is gone are archived. One scan or
- * registration at a time (`serialised`, shared with publishing).
+ * registration at a time (`serialised`, shared with publishing). The last full scan's report is kept:
+ * readiness and the health report compare the catalog with it.
  */
 @Injectable()
 export class DiscoveryService {
   private readonly logger = new Logger(DiscoveryService.name);
   private running: Promise<unknown> = Promise.resolve();
+  private last: DiscoveryReport | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,6 +43,11 @@ export class DiscoveryService {
     private readonly lifecycle: LifecycleService,
     private readonly registerSkill: RegisterSkill,
   ) {}
+
+  /** The report of the last full scan; null until the start-up scan has finished. */
+  get lastReport(): DiscoveryReport | null {
+    return this.last;
+  }
 
   /** Full rescan: register new and changed packages, archive versions whose package is gone. */
   discover(actor = DISCOVERY_ACTOR): Promise<DiscoveryReport> {
@@ -52,6 +60,7 @@ export class DiscoveryService {
       const roots = await resolveRoots(this.config.SKILL_PATHS);
       const packagePath = await resolvePackagePath(requestedPath, roots);
       const report = await this.registerSkill.register(packagePath, actor, this.storedByPath());
+      this.logRefusals([report]);
       if (report.outcome === 'refused' && report.refusal === 'VERSION_IMMUTABLE') {
         const existing = await this.repository.findVersion(report.name, report.version);
         throw new VersionImmutable(report.name, report.version, existing?.status ?? 'stored', existing?.contentHash ?? null);
@@ -79,7 +88,10 @@ export class DiscoveryService {
         }
       }),
     );
+    await this.retryFailed(reports, actor);
     markDuplicates(reports);
+    await this.reconcileCatalog(reports);
+    this.logRefusals(reports);
 
     const seen = new Set(
       reports.filter((r) => r.outcome !== 'refused' || r.refusal === 'VERSION_IMMUTABLE').map((r) => `${r.name}@${r.version}`),
@@ -98,7 +110,47 @@ export class DiscoveryService {
     this.logger.log(
       `discovery: ${packageDirs.length} packages in ${Date.now() - started} ms — ${report.new} new, ${report.updated} updated, ${report.unchanged} unchanged, ${report.refused} refused, ${report.archived} archived`,
     );
+    this.last = report;
     return report;
+  }
+
+  /**
+   * A package that failed for a reason other than its content (a dropped connection, a deadlock under
+   * the concurrent start-up writes) may well register on a second try, one at a time; one that fails
+   * again keeps its second report.
+   */
+  private async retryFailed(reports: PackageReport[], actor: string): Promise<void> {
+    for (const [index, entry] of reports.entries()) {
+      if (entry.outcome !== 'refused' || entry.refusal !== 'FAILED') continue;
+      this.logger.debug(`retrying ${entry.path} once: ${entry.message}`);
+      reports[index] = await this.registerSkill.register(entry.path, actor, this.storedByPath());
+    }
+  }
+
+  /**
+   * Every version the scan stored must be in the catalog, which later reads (promotion among them)
+   * answer from alone: one it lacks is read back from the database; one still lacking after that is
+   * logged (and readiness reports it).
+   */
+  private async reconcileCatalog(reports: PackageReport[]): Promise<void> {
+    const missing = missingFromCatalog(reports, this.catalog);
+    if (missing.length === 0) return;
+    for (const name of new Set(missing.map((entry) => entry.name))) await this.catalog.reload(name);
+    const lost = new Set(missingFromCatalog(reports, this.catalog));
+    for (const entry of missing) {
+      if (lost.has(entry)) this.logger.error(`${entry.name} ${entry.version} is stored but still not in the catalog after a reload`);
+      else this.logger.warn(`${entry.name} ${entry.version} was stored but missing from the catalog; reloaded it`);
+    }
+  }
+
+  /** Each refused package with its reason: a failure at error, a refusal the package's content caused at warn. */
+  private logRefusals(reports: PackageReport[]): void {
+    for (const refused of refusedPackages(reports)) {
+      const what = refused.name ? `${packageLabel(refused)} at ${refused.path}` : refused.path;
+      const line = `refused ${what} (${refused.refusal}): ${refused.reason}`;
+      if (refused.refusal === 'FAILED') this.logger.error(line);
+      else this.logger.warn(line);
+    }
   }
 
   private async archiveMissing(seen: Set<string>, roots: SkillRoot[], actor: string): Promise<{ name: string; version: string }[]> {

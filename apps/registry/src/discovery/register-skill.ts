@@ -90,7 +90,12 @@ export class RegisterSkill {
       }
 
       if (existing.contentHash === snapshot.contentHash) {
-        if (existing.status !== 'ARCHIVED') return reportOf(packagePath, existing, 'unchanged', null);
+        if (existing.status !== 'ARCHIVED') {
+          // Stored, yet not in the catalog's copy (the fast path above found nothing): the row read just now
+          // goes in, so that a rescan repairs a catalog that lost the version (issue 30).
+          this.catalog.applyVersion(existing);
+          return reportOf(packagePath, existing, 'unchanged', null);
+        }
         const restored = await this.lifecycle.move({
           name: existing.name,
           version: existing.version,
@@ -123,7 +128,9 @@ export class RegisterSkill {
           : error instanceof PackageTooLarge
             ? `PACKAGE_TOO_LARGE: ${error.message}`
             : (error as Error).message;
-      this.logger.error(`could not register ${packagePath}: ${message}`);
+      // The caller reports the refusal with its reason (discovery's log and report, the admin API's answer);
+      // the stack is for debugging an unexpected failure.
+      this.logger.debug(`could not register ${packagePath}: ${(error as Error).stack ?? message}`);
       return {
         path: packagePath,
         name: '',

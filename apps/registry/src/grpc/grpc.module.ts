@@ -32,7 +32,7 @@ import { TwinGrpcController } from './twin.grpc-controller.js';
     TwinStoreModule,
   ],
   controllers: [SkillsGrpcController, AdminGrpcController, ExecutionsGrpcController, TwinGrpcController],
-  // RegistryHealthReport is stateless (it reads the catalog), so this module builds its own.
+  // RegistryHealthReport is stateless (it reads the catalog and discovery's last report), so this module builds its own.
   providers: [RegistryHealthReport, GrpcEndpoint],
   exports: [GrpcEndpoint],
 })

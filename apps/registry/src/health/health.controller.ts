@@ -3,6 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../auth/auth.guard.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { DiscoveryService } from '../discovery/discovery.service.js';
+import { catalogReadiness } from './catalog-readiness.js';
 import { DatabaseReadiness } from './database-readiness.js';
 import { RegistryHealthReport } from './registry-health.js';
 import { ApiJson, ApiProblems } from '../openapi/api-decorators.js';
@@ -17,6 +19,7 @@ export class HealthController {
     private readonly catalog: SkillCatalog,
     private readonly report: RegistryHealthReport,
     private readonly database: DatabaseReadiness,
+    private readonly discovery: DiscoveryService,
   ) {}
 
   @Get('healthz')
@@ -30,7 +33,9 @@ export class HealthController {
   @Get('readyz')
   @Public()
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
-  @ApiOperation({ summary: 'Readiness: database reachable and every migration applied' })
+  @ApiOperation({
+    summary: 'Readiness: database reachable, every migration applied, every package discovery found in the catalog or refused',
+  })
   @ApiJson(200, readinessView, { description: 'Ready: every check passed', headers: ['Cache-Control'] })
   @ApiProblems('NOT_READY')
   readiness() {
@@ -49,11 +54,16 @@ export class HealthController {
             return { skills_loaded: this.catalog.size };
           })
           .withTimeout(2000),
+      () => {
+        const catalog = catalogReadiness(this.discovery.lastReport, this.catalog);
+        const session = this.indicators.check('catalog');
+        return catalog.up ? session.up(catalog.data) : session.down(catalog.data);
+      },
     ]);
   }
 
   @Get('v1/health')
-  @ApiOperation({ summary: 'Registry health: totals by status, domain and agent; DRAFT versions with their first error' })
+  @ApiOperation({ summary: 'Registry health: totals by status, domain and agent; DRAFTs with their first error; refused packages' })
   @ApiJson(200, registryHealthView, { description: 'The catalog overview' })
   registryHealth(): RegistryHealthView {
     return this.report.build();

@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { CatalogModule } from '../catalog/catalog.module.js';
+import { DiscoveryModule } from '../discovery/discovery.module.js';
 import { HealthController } from './health.controller.js';
 import { RegistryHealthReport } from './registry-health.js';
 import { DatabaseReadiness } from './database-readiness.js';
 
-@Module({ imports: [TerminusModule, CatalogModule], controllers: [HealthController], providers: [RegistryHealthReport, DatabaseReadiness] })
+@Module({
+  imports: [TerminusModule, CatalogModule, DiscoveryModule],
+  controllers: [HealthController],
+  providers: [RegistryHealthReport, DatabaseReadiness],
+})
 export class HealthModule {}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiComponent } from '../openapi/openapi-components.js';
+import { packageRefusal } from '../lifecycle/admin.views.js';
 import { validationIssueView } from '../skills/skill.views.js';
 
 /** The wire views of the probes and GET /v1/health (health.controller.ts and registry-health.ts return exactly these). */
@@ -12,7 +13,9 @@ export const readinessView = apiComponent(
   'Readiness',
   z.object({
     status: z.literal('ok'),
-    info: checkResults.describe('database, migrations (with skills_loaded)'),
+    info: checkResults.describe(
+      'database, migrations (with skills_loaded), catalog (the start-up discovery done and its packages in the catalog: packages, stored, drafts, refused)',
+    ),
     error: checkResults,
     details: checkResults,
   }),
@@ -35,8 +38,19 @@ export const registryHealthView = apiComponent(
         errors: z.number().int(),
       }),
     ),
+    refused: z
+      .array(
+        z.object({
+          path: z.string(),
+          name: z.string().nullable(),
+          version: z.string().nullable(),
+          refusal: packageRefusal,
+          reason: z.string(),
+        }),
+      )
+      .describe('Packages the last discovery refused, each with its reason (null name: the package could not be read far enough)'),
   }),
-  'Totals by status, domain and agent; DRAFT versions with their first error',
+  'Totals by status, domain and agent; DRAFT versions with their first error; refused packages with their reason',
 );
 
 export type RegistryHealthView = z.input<typeof registryHealthView>;

@@ -2,11 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { SKILL_STATUSES } from '#contracts/index.js';
 import type { ValidationIssue } from '#skill-loader/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { DiscoveryService } from '../discovery/discovery.service.js';
+import { refusedPackages } from '../discovery/report-against-catalog.js';
 
-/** The admin's overview of the catalog, computed from the in-process read model. */
+/** The admin's overview of the catalog, computed from the in-process read model and the last discovery's report. */
 @Injectable()
 export class RegistryHealthReport {
-  constructor(private readonly catalog: SkillCatalog) {}
+  constructor(
+    private readonly catalog: SkillCatalog,
+    private readonly discovery: DiscoveryService,
+  ) {}
 
   build() {
     const byStatus = Object.fromEntries(SKILL_STATUSES.map((status) => [status, 0])) as Record<string, number>;
@@ -39,6 +44,8 @@ export class RegistryHealthReport {
       by_domain: byDomain,
       by_agent: byAgent,
       drafts,
+      // The packages the last discovery refused, each with why (its log names them too).
+      refused: refusedPackages(this.discovery.lastReport?.packages ?? []),
     };
   }
 }

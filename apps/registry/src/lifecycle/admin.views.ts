@@ -5,6 +5,8 @@ import { skillVersionListView, skillVersionView } from '../skills/skill.views.js
 /** The wire views of the admin routes (admin.controller.ts and DiscoveryService return exactly these). */
 
 const packageOutcome = z.enum(['new', 'updated', 'unchanged', 'refused']);
+/** Why a package was refused (register-skill.ts PackageRefusal); the health report's refused list uses it too. */
+export const packageRefusal = z.enum(['VERSION_IMMUTABLE', 'DUPLICATE', 'FAILED']);
 
 export const packageReportView = apiComponent(
   'PackageReport',
@@ -17,8 +19,7 @@ export const packageReportView = apiComponent(
     errors: z.number().int(),
     warnings: z.number().int(),
     message: z.string().nullable(),
-    refusal: z
-      .enum(['VERSION_IMMUTABLE', 'DUPLICATE', 'FAILED'])
+    refusal: packageRefusal
       .optional()
       .describe('Why a refused package was refused: its version changed on disk, another package claims it, or it could not be registered'),
   }),
