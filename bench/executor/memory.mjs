@@ -31,7 +31,12 @@ async function descendantsRssMb(pid) {
   const below = new Set([pid]);
   for (let grew = true; grew;) {
     grew = false;
-    for (const [child, parent] of parents) if (below.has(parent) && !below.has(child)) (below.add(child), (grew = true));
+    for (const [child, parent] of parents) {
+      if (below.has(parent) && !below.has(child)) {
+        below.add(child);
+        grew = true;
+      }
+    }
   }
   below.delete(pid);
   let total = 0;
