@@ -47,10 +47,6 @@ export interface BubblewrapRun {
   environment: Record<string, string>;
   /** Runs inside the sandbox, e.g. prlimit … -- python3 -B /skill/scripts/x.py. */
   command: string[];
-  /** More host paths the sandbox reads (e.g. a handler process's runtime), each at the same path inside. */
-  readOnlyPaths?: readonly string[];
-  /** Paths under those that stay hidden (an empty read-only directory over them). */
-  hiddenPaths?: readonly string[];
 }
 
 /**
@@ -96,10 +92,6 @@ export function bubblewrapArguments(run: BubblewrapRun): string[] {
     '--bind',
     run.scratchDir,
     '/tmp',
-  );
-  for (const readOnly of run.readOnlyPaths ?? []) args.push('--ro-bind', readOnly, readOnly);
-  for (const hidden of run.hiddenPaths ?? []) args.push('--tmpfs', hidden, '--remount-ro', hidden);
-  args.push(
     // bwrap's root and /dev are tmpfs the sandbox could write to (and fill memory with): read-only, so the
     // scratch directory is the only writable place.
     '--remount-ro',

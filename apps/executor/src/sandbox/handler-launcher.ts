@@ -49,11 +49,13 @@ export interface HandlerLauncherOptions {
   testWritableDir?: string;
 }
 
-/** The files a sandbox process runs: its entry and what that entry imports, all read-only inside. */
+/** Where a sandbox process finds its runtime (the staged copy, read-only) inside bubblewrap. */
+export const SANDBOX_RUNTIME_DIR = '/runtime';
+
+/** The files a sandbox process runs (its entry and what that entry imports), staged in one directory. */
 interface Runtime {
-  entry: string;
-  readOnlyPaths: string[];
-  hiddenPaths: string[];
+  /** The staged copy on the host. */
+  dir: string;
 }
 
 /**
@@ -129,6 +131,7 @@ export class HandlerLauncher implements SandboxLauncher {
     const scratchDir = await createScratchDirectory(this.sandboxRoot(), host.runAs);
     const isolated = this.options.isolation === 'bubblewrap';
     const inside = {
+      runtimeDir: isolated ? SANDBOX_RUNTIME_DIR : runtime.dir,
       packageDir: isolated ? SANDBOX_PACKAGE_DIR : path.resolve(packageDir),
       scratchDir: isolated ? SANDBOX_SCRATCH_DIR : scratchDir,
       precompiledDir: precompiledDir === null ? null : isolated ? SANDBOX_PRECOMPILED_DIR : precompiledDir,
@@ -138,7 +141,8 @@ export class HandlerLauncher implements SandboxLauncher {
       scratchDir: inside.scratchDir,
       precompiledDir: inside.precompiledDir,
     };
-    const node = [process.execPath, ...this.nodeFlags(runtime, inside), runtime.entry, JSON.stringify(hostOptions)];
+    const entry = path.join(inside.runtimeDir, 'dist', 'apps', 'executor', 'src', 'sandbox', 'sandbox-host.js');
+    const node = [process.execPath, ...this.nodeFlags(inside), entry, JSON.stringify(hostOptions)];
     const environment = { PATH: '/usr/bin:/bin', HOME: inside.scratchDir, TMPDIR: inside.scratchDir, LANG: 'C.UTF-8' };
     const cleanUp = () => removeScratchDirectory(scratchDir);
     if (!isolated) {
@@ -153,18 +157,18 @@ export class HandlerLauncher implements SandboxLauncher {
         cleanUp,
       };
     }
-    const readOnlyPaths = [...runtime.readOnlyPaths];
     const bwrap = bubblewrapArguments({
       layout: host.layout as NonNullable<HostSetup['layout']>,
       packageDir: path.resolve(packageDir),
       scratchDir,
       environment,
       command: [...this.prlimit(host, true), ...node],
-      readOnlyPaths,
-      hiddenPaths: runtime.hiddenPaths,
     });
     // Before the remounts (`--remount-ro /`), with the other binds.
     const extraBinds = [
+      '--ro-bind',
+      runtime.dir,
+      SANDBOX_RUNTIME_DIR,
       ...(precompiledDir !== null ? ['--ro-bind', precompiledDir, SANDBOX_PRECOMPILED_DIR] : []),
       ...(this.options.testWritableDir ? ['--bind', this.options.testWritableDir, this.options.testWritableDir] : []),
     ];
@@ -174,8 +178,10 @@ export class HandlerLauncher implements SandboxLauncher {
     return { command: command as string, args, env: {}, cwd: '/', runAs: host.runAs, packagePathInside: inside.packageDir, cleanUp };
   }
 
-  close(): Promise<void> {
-    return this.precompiler.close();
+  async close(): Promise<void> {
+    await this.precompiler.close();
+    const setup = await this.setup?.catch(() => null);
+    if (setup) await rm(setup.runtime.dir, { recursive: true, force: true });
   }
 
   /** Where precompiled packages go (readable by the sandbox user). */
@@ -203,13 +209,13 @@ export class HandlerLauncher implements SandboxLauncher {
   }
 
   /** V8's heap bound and, where this Node has it, its permission model as a second layer. */
-  private nodeFlags(runtime: Runtime, inside: { packageDir: string; scratchDir: string; precompiledDir: string | null }): string[] {
+  private nodeFlags(inside: { runtimeDir: string; packageDir: string; scratchDir: string; precompiledDir: string | null }): string[] {
     const flags = [`--max-old-space-size=${this.options.limits.memoryMb}`, '--max-semi-space-size=4'];
     const major = Number(process.versions.node.split('.')[0]);
     const permission = major >= 22 ? '--permission' : '--experimental-permission';
     // Node 20 matches directories by a trailing '*'; later versions take directories as they are.
     const dir = (value: string) => (major >= 22 ? value : `${value}/*`);
-    const reads = [...runtime.readOnlyPaths.map((entry) => (entry.endsWith('.json') ? entry : dir(entry))), dir(inside.packageDir)];
+    const reads = [dir(inside.runtimeDir), dir(inside.packageDir)];
     if (inside.precompiledDir) reads.push(dir(inside.precompiledDir));
     // Inside bubblewrap /tmp is the scratch directory too (the permission model sees paths, not mounts).
     const scratchAliases = this.options.isolation === 'bubblewrap' ? [dir('/tmp')] : [];
@@ -241,16 +247,14 @@ export class HandlerLauncher implements SandboxLauncher {
     }
     await mkdir(this.precompiledRoot(), { recursive: true, mode: 0o755 });
     await mkdir(path.join(this.sandboxRoot(), 'packages'), { recursive: true, mode: 0o755 });
-    const runtime = await runtimeFiles();
-    // The mount point of the hidden directory must exist before the read-only bind above it.
-    for (const hidden of runtime.hiddenPaths) await mkdir(hidden, { recursive: true });
+    const runtime = { dir: await stageRuntime(this.sandboxRoot()) };
     if (this.options.testWritableDir) {
       await mkdir(this.options.testWritableDir, { recursive: true });
       await chmod(this.options.testWritableDir, 0o1777);
     }
     if (host.runAs) {
-      for (const entry of [...runtime.readOnlyPaths, this.precompiledRoot()]) {
-        const blocked = await pathReachableBy(path.extname(entry) ? path.dirname(entry) : entry, host.runAs);
+      for (const entry of [runtime.dir, this.precompiledRoot()]) {
+        const blocked = await pathReachableBy(entry, host.runAs);
         if (blocked !== null)
           throw new HandlerSandboxUnavailable(`${entry} cannot be read by the sandbox user (uid ${host.runAs.uid}): ${blocked}`);
       }
@@ -292,23 +296,46 @@ export class HandlerSandboxUnavailable extends Error {
 }
 
 /**
- * The runtime a sandbox process reads: the built project's dist (its entry and the handler loader),
- * node_modules (jiti, zod, lru-cache and the SDK's link) and the SDK, and package.json (for the `#lib`
- * import aliases). Not the project's root (configuration, .env), not the package cache, and not
- * node_modules/.cache, where the registry's loader keeps other packages' transpiled code.
+ * Stages the runtime a sandbox process reads, once per executor process, as a copy readable by the
+ * sandbox user: the sandbox entry and the handler loader from the build (dist/), package.json (its `#lib`
+ * import aliases), and of node_modules only jiti, zod, lru-cache and the SDK. Nothing else of the
+ * project (configuration, .env, the registry's code, node_modules/.cache with other packages' transpiled
+ * code) and no path of the checkout, which the sandbox user may not even be able to reach.
  */
-async function runtimeFiles(): Promise<Runtime> {
+async function stageRuntime(sandboxRoot: string): Promise<string> {
   const here = fileURLToPath(import.meta.url);
   // This file is dist/apps/executor/src/sandbox/handler-launcher.js when built; the sources (tests) map to dist.
   const marker = `${path.sep}apps${path.sep}executor${path.sep}src${path.sep}sandbox${path.sep}`;
   const root = here.slice(0, here.lastIndexOf(marker));
   const projectRoot = path.basename(root) === 'dist' ? path.dirname(root) : root;
-  const dist = path.join(projectRoot, 'dist');
-  const nodeModules = path.join(projectRoot, 'node_modules');
-  const sdk = await realpath(path.join(nodeModules, '@skill-registry', 'sdk'));
-  return {
-    entry: path.join(dist, 'apps', 'executor', 'src', 'sandbox', 'sandbox-host.js'),
-    readOnlyPaths: [dist, nodeModules, sdk, path.join(projectRoot, 'package.json')],
-    hiddenPaths: [path.join(nodeModules, '.cache')],
-  };
+  await removeStaleRuntimes(sandboxRoot);
+  const target = path.join(sandboxRoot, `runtime-${process.pid}`);
+  await rm(target, { recursive: true, force: true });
+  const copy = (from: string, to: string) =>
+    cp(path.join(projectRoot, from), path.join(target, to), { recursive: true, dereference: true });
+  await copy('package.json', 'package.json');
+  for (const dir of ['dist/apps/executor/src/sandbox', 'dist/libs/skill-loader']) await copy(dir, dir);
+  for (const name of ['jiti', 'zod', 'lru-cache']) await copy(`node_modules/${name}`, `node_modules/${name}`);
+  const sdk = await realpath(path.join(projectRoot, 'node_modules', '@skill-registry', 'sdk'));
+  for (const entry of ['package.json', 'dist']) {
+    await cp(path.join(sdk, entry), path.join(target, 'node_modules', '@skill-registry', 'sdk', entry), {
+      recursive: true,
+      dereference: true,
+    });
+  }
+  await makeReadable(target);
+  return target;
+}
+
+/** Runtime copies of executors that are gone (a crash leaves its copy behind). */
+async function removeStaleRuntimes(sandboxRoot: string): Promise<void> {
+  for (const name of await readdir(sandboxRoot).catch(() => [] as string[])) {
+    const pid = /^runtime-(\d+)$/.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch {
+      await rm(path.join(sandboxRoot, name), { recursive: true, force: true });
+    }
+  }
 }

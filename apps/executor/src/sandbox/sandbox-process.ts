@@ -80,6 +80,7 @@ export class SandboxProcess {
   /** Why the executor ended it (the run's code), when it did. */
   private endedBecause: ExecutionError | null = null;
   private exited = false;
+  private cleanedUp = false;
   private readonly exitListeners: (() => void)[] = [];
   private readonly readyWaiter: { resolve: () => void; reject: (error: Error) => void };
   private readonly packagePathInside: string;
@@ -124,16 +125,28 @@ export class SandboxProcess {
     });
     this.ready.catch(() => undefined);
     this.readyWaiter = { resolve: markReady, reject: failStart };
-    this.child.on('error', (error) => failStart(new Error(`the sandbox process could not be started: ${error.message}`)));
-    this.child.on('exit', (code, signal) => {
+    const gone = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (this.exited) return;
       this.exited = true;
       // What it left in its group (bwrap's namespace dies with bwrap; without bwrap, stray children) goes too.
       if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
       failStart(new Error(`the sandbox process exited during start-up (${describeExit(code, signal)}): ${this.stderr.text().trim()}`));
       this.current?.finish({ ok: false, error: this.endedBecause ?? this.crashError(code, signal) });
-      void spawnSpec.cleanUp();
-      for (const listener of this.exitListeners.splice(0)) listener();
+      // Listeners (the pool's close among them) hear of the exit once its scratch directory is gone.
+      void spawnSpec
+        .cleanUp()
+        .catch(() => undefined)
+        .finally(() => {
+          this.cleanedUp = true;
+          for (const listener of this.exitListeners.splice(0)) listener();
+        });
+    };
+    this.child.on('error', (error) => {
+      failStart(new Error(`the sandbox process could not be started: ${error.message}`));
+      // A spawn that failed has no process and emits no 'exit'.
+      if (this.child.pid === undefined) gone(null, null);
     });
+    this.child.on('exit', gone);
   }
 
   get alive(): boolean {
@@ -145,7 +158,7 @@ export class SandboxProcess {
   }
 
   onExit(listener: () => void): void {
-    if (this.exited) listener();
+    if (this.cleanedUp) listener();
     else this.exitListeners.push(listener);
   }
 
