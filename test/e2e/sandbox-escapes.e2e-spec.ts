@@ -72,6 +72,11 @@ describe('handler sandbox: escapes tried by a hostile package', () => {
     await db?.drop();
   });
 
+  it("reports the sandbox in the executor's health: bubblewrap, available", async () => {
+    const health = (await (await fetch(`http://127.0.0.1:${executor.port}/healthz`)).json()) as { handler_sandbox: unknown };
+    expect(health.handler_sandbox).toMatchObject({ isolation: 'bubblewrap', available: true, reason: null });
+  });
+
   it('sees no platform variable: process.env holds only the short allow-list', async () => {
     const names = (await blocked('env')).split(',');
     expect(names).not.toContain('DATABASE_URL');

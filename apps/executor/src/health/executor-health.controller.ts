@@ -1,11 +1,14 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { InfrastructureReadiness } from './infrastructure-readiness.js';
 import { ExecutionRunner } from '../execution/execution-runner.js';
 import { ScriptToolRunner } from '../scripts/script-tool-runner.js';
+import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 
 /**
  * Liveness and readiness of an executor process (database and Redis reachable). Both say whether script
- * tools can run here; that does not make the executor unready, it still serves TypeScript skills.
+ * tools and TypeScript handlers can run isolated here (`handler_sandbox`, `script_tools`); that does not
+ * make the executor unready: what cannot run fails PRECONDITION_FAILED with the reason.
  */
 @Controller()
 export class ExecutorHealthController {
@@ -13,11 +16,22 @@ export class ExecutorHealthController {
     private readonly infrastructure: InfrastructureReadiness,
     private readonly runner: ExecutionRunner,
     private readonly scripts: ScriptToolRunner,
+    private readonly sandbox: SandboxPool,
+    @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
   ) {}
+
+  private handlerSandbox() {
+    return { isolation: this.config.HANDLER_SANDBOX, ...this.sandbox.status() };
+  }
 
   @Get('healthz')
   liveness() {
-    return { status: 'ok', running: this.runner.runningIds().length, script_tools: this.scripts.status() };
+    return {
+      status: 'ok',
+      running: this.runner.runningIds().length,
+      handler_sandbox: this.handlerSandbox(),
+      script_tools: this.scripts.status(),
+    };
   }
 
   @Get('readyz')
@@ -25,7 +39,20 @@ export class ExecutorHealthController {
     const { database, redis } = await this.infrastructure.check();
     const scriptTools = this.scripts.status();
     if (database !== 'up' || redis !== 'up')
-      throw new ServiceUnavailableException({ status: 'error', database, redis, script_tools: scriptTools });
-    return { status: 'ok', database, redis, running: this.runner.runningIds().length, script_tools: scriptTools };
+      throw new ServiceUnavailableException({
+        status: 'error',
+        database,
+        redis,
+        handler_sandbox: this.handlerSandbox(),
+        script_tools: scriptTools,
+      });
+    return {
+      status: 'ok',
+      database,
+      redis,
+      running: this.runner.runningIds().length,
+      handler_sandbox: this.handlerSandbox(),
+      script_tools: scriptTools,
+    };
   }
 }

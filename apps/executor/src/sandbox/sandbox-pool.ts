@@ -75,6 +75,7 @@ export class SandboxPool {
   /** A dispatch due when the oldest waiting run has waited spawnAfterMs. */
   private redispatch: NodeJS.Timeout | null = null;
   private closed = false;
+  private lastReason: string | null | undefined;
 
   constructor(
     private readonly launcher: SandboxLauncher,
@@ -95,7 +96,14 @@ export class SandboxPool {
 
   /** Null when handlers can run here, else why not. */
   async unavailableReason(): Promise<string | null> {
-    return (await this.launcher.unavailableReason?.()) ?? null;
+    this.lastReason = (await this.launcher.unavailableReason?.()) ?? null;
+    return this.lastReason;
+  }
+
+  /** What the last check found, and the processes alive now (for the health endpoints). */
+  status(): { available: boolean; reason: string | null; processes: number } {
+    const reason = this.lastReason === undefined ? 'not checked yet' : this.lastReason;
+    return { available: reason === null, reason, processes: this.all.size };
   }
 
   async run(request: Omit<RunRequest, 'type' | 'runId'>, options: SandboxRunOptions): Promise<SandboxOutcome> {
