@@ -1,12 +1,16 @@
 import { existsSync } from 'node:fs';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { packPackageArchive, readPackageDir } from '#package-store/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { activate, EXECUTION_SKILLS_ROOT, obliterateQueue, readSse } from '../support/executions.js';
-import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
-import { REPO_ROOT } from '../support/skill-packages.js';
+import { ADMIN_TOKEN, PUBLISHER_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { REPO_ROOT, tempRoot } from '../support/skill-packages.js';
 
-const ESCAPE_SKILLS_ROOT = path.join(REPO_ROOT, 'test/fixtures/escape-skills');
+const PROBE_TEMPLATE = path.join(REPO_ROOT, 'test/fixtures/escape-skills/escape_probe');
+/** One published package per probe, so no probe runs in a process another probe used. */
+const PROBES = ['env', 'read', 'list', 'spawn', 'worker', 'socket', 'write', 'kill', 'exit', 'allocate', 'heap', 'busy', 'stdout', 'tool'];
 const PLATFORM_SECRET = 'platform-secret-value-do-not-leak';
 
 /**
@@ -23,7 +27,7 @@ describe('handler sandbox: escapes tried by a hostile package', () => {
   const packageCache = `/tmp/skill-registry-escape-${process.pid}/packages`;
 
   const execute = async (probe: string, target?: string) => {
-    const { body } = await call(registry.baseUrl, 'POST', '/v1/skills/escape_probe/executions?wait=20', {
+    const { body } = await call(registry.baseUrl, 'POST', `/v1/skills/acme_escape_${probe}/executions?wait=20`, {
       body: { input: target === undefined ? { probe } : { probe, target } },
     });
     return body as {
@@ -55,14 +59,40 @@ describe('handler sandbox: escapes tried by a hostile package', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('escapes');
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [ESCAPE_SKILLS_ROOT, EXECUTION_SKILLS_ROOT], queuePrefix });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix });
     executor = await startExecutor({
       databaseUrl: db.url,
       queuePrefix,
       env: { PLATFORM_SECRET, PACKAGE_CACHE_DIR: packageCache, SANDBOX_MAX_OUTPUT_KB: '1024' },
     });
     executorPid = executor.child.pid as number;
-    await activate(registry.baseUrl, ['escape_probe', 'quick_noop']);
+    await activate(registry.baseUrl, ['quick_noop']);
+    // As a third-party publisher would: each probe its own package, published with a token scoped to its
+    // prefix, then promoted by the admin on the evidence of its benign declared example.
+    const work = await tempRoot('escape-packages-');
+    try {
+      for (const probe of PROBES) {
+        const name = `acme_escape_${probe}`;
+        const dir = path.join(work, name);
+        await cp(PROBE_TEMPLATE, dir, { recursive: true });
+        const definition = JSON.parse(await readFile(path.join(dir, 'definition.json'), 'utf8'));
+        await writeFile(path.join(dir, 'definition.json'), JSON.stringify({ ...definition, name }));
+        await writeFile(path.join(dir, 'SKILL.md'), (await readFile(path.join(dir, 'SKILL.md'), 'utf8')).replaceAll('escape_probe', name));
+        const published = await fetch(`${registry.baseUrl}/v1/packages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/gzip', authorization: `Bearer ${PUBLISHER_TOKEN}` },
+          body: await packPackageArchive(await readPackageDir(dir)),
+        });
+        if (published.status !== 201) throw new Error(`publish ${name}: ${published.status} ${await published.text()}`);
+        const promoted = await call(registry.baseUrl, 'POST', `/v1/admin/skills/${name}/versions/1.0.0/promote`, {
+          token: ADMIN_TOKEN,
+          body: { reason: 'its example passes' },
+        });
+        if (promoted.status !== 200) throw new Error(`promote ${name}: ${JSON.stringify(promoted.body)}`);
+      }
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 
   afterAll(async () => {
