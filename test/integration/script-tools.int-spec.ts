@@ -227,8 +227,14 @@ describe('script tools on the executor', () => {
     return (await fetch(`http://127.0.0.1:${executor?.port}${endpoint}`)).json();
   }
 
+  /**
+   * The execution's event types once its final event is there: the executor appends it right after the
+   * terminal row is committed, so a reader that saw the row may be a moment ahead of the stream.
+   */
   async function eventTypes(id: string): Promise<string[]> {
-    return (await events.read(id, '0', 0)).map(({ event }) => event.type);
+    const read = async () => (await events.read(id, '0', 0)).map(({ event }) => event.type);
+    await eventually(async () => ['succeeded', 'failed', 'cancelled'].includes((await read()).at(-1) ?? ''), 5000);
+    return read();
   }
 
   it('runs a python tool in the sandbox and stores its output, with the execution named in its environment', async () => {
