@@ -263,6 +263,7 @@ describe('script tools on the executor', () => {
   it('an idempotent tool with retries: 1 that fails is attempted twice', async () => {
     const record = await run(scripts, 'fail_retried');
     expect(record).toMatchObject({ status: 'FAILED', attempts: 2, maxAttempts: 2, error: { code: 'HANDLER_ERROR' } });
+    await eventTypes(record.id);
     const stored = (await events.read(record.id, '0', 0)).map(({ event }) => event);
     expect(stored.map((event) => event.type)).toEqual(['queued', 'started', 'attempt_failed', 'started', 'failed']);
     expect(stored[2]).toMatchObject({ attempt: 1, error: { code: 'HANDLER_ERROR', details: { exit_code: 3 } } });
