@@ -1,4 +1,5 @@
-import { chmod, cp, mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, cp, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,10 +179,8 @@ export class HandlerLauncher implements SandboxLauncher {
     return { command: command as string, args, env: {}, cwd: '/', runAs: host.runAs, packagePathInside: inside.packageDir, cleanUp };
   }
 
-  async close(): Promise<void> {
-    await this.precompiler.close();
-    const setup = await this.setup?.catch(() => null);
-    if (setup) await rm(setup.runtime.dir, { recursive: true, force: true });
+  close(): Promise<void> {
+    return this.precompiler.close();
   }
 
   /** Where precompiled packages go (readable by the sandbox user). */
@@ -247,7 +246,9 @@ export class HandlerLauncher implements SandboxLauncher {
     }
     await mkdir(this.precompiledRoot(), { recursive: true, mode: 0o755 });
     await mkdir(path.join(this.sandboxRoot(), 'packages'), { recursive: true, mode: 0o755 });
-    const runtime = { dir: await stageRuntime(this.sandboxRoot()) };
+    const staged = await stageRuntime(this.sandboxRoot());
+    this.precompiler.useRuntime(staged.key);
+    const runtime = { dir: staged.dir };
     if (this.options.testWritableDir) {
       await mkdir(this.options.testWritableDir, { recursive: true });
       await chmod(this.options.testWritableDir, 0o1777);
@@ -296,46 +297,66 @@ export class HandlerSandboxUnavailable extends Error {
 }
 
 /**
- * Stages the runtime a sandbox process reads, once per executor process, as a copy readable by the
+ * Stages the runtime a sandbox process reads, once per build, as a copy readable by the
  * sandbox user: the sandbox entry and the handler loader from the build (dist/), package.json (its `#lib`
  * import aliases), and of node_modules only jiti, zod, lru-cache and the SDK. Nothing else of the
  * project (configuration, .env, the registry's code, node_modules/.cache with other packages' transpiled
  * code) and no path of the checkout, which the sandbox user may not even be able to reach.
  */
-async function stageRuntime(sandboxRoot: string): Promise<string> {
+async function stageRuntime(sandboxRoot: string): Promise<{ dir: string; key: string }> {
   const here = fileURLToPath(import.meta.url);
   // This file is dist/apps/executor/src/sandbox/handler-launcher.js when built; the sources (tests) map to dist.
   const marker = `${path.sep}apps${path.sep}executor${path.sep}src${path.sep}sandbox${path.sep}`;
   const root = here.slice(0, here.lastIndexOf(marker));
   const projectRoot = path.basename(root) === 'dist' ? path.dirname(root) : root;
-  await removeStaleRuntimes(sandboxRoot);
-  const target = path.join(sandboxRoot, `runtime-${process.pid}`);
-  await rm(target, { recursive: true, force: true });
-  const copy = (from: string, to: string) =>
-    cp(path.join(projectRoot, from), path.join(target, to), { recursive: true, dereference: true });
-  await copy('package.json', 'package.json');
-  for (const dir of ['dist/apps/executor/src/sandbox', 'dist/libs/skill-loader']) await copy(dir, dir);
-  for (const name of ['jiti', 'zod', 'lru-cache']) await copy(`node_modules/${name}`, `node_modules/${name}`);
   const sdk = await realpath(path.join(projectRoot, 'node_modules', '@skill-registry', 'sdk'));
+  const builtDirs = ['dist/apps/executor/src/sandbox', 'dist/libs/skill-loader'];
+  // The copy is named by what it holds (the built files, the SDK's, the lockfile for the packages): an
+  // executor that starts again, or another on this machine, reuses it instead of copying again.
+  const key = await fingerprint(
+    [...builtDirs.map((dir) => path.join(projectRoot, dir)), path.join(sdk, 'dist')],
+    [path.join(projectRoot, 'package.json'), path.join(projectRoot, 'package-lock.json')],
+  );
+  const target = path.join(sandboxRoot, `runtime-${key}`);
+  if (await pathExists(path.join(target, '.complete'))) return { dir: target, key };
+  const temporary = `${target}.tmp-${process.pid}-${Date.now()}`;
+  const copy = (from: string, to: string) =>
+    cp(path.join(projectRoot, from), path.join(temporary, to), { recursive: true, dereference: true });
+  await copy('package.json', 'package.json');
+  for (const dir of builtDirs) await copy(dir, dir);
+  for (const name of ['jiti', 'zod', 'lru-cache']) await copy(`node_modules/${name}`, `node_modules/${name}`);
   for (const entry of ['package.json', 'dist']) {
-    await cp(path.join(sdk, entry), path.join(target, 'node_modules', '@skill-registry', 'sdk', entry), {
+    await cp(path.join(sdk, entry), path.join(temporary, 'node_modules', '@skill-registry', 'sdk', entry), {
       recursive: true,
       dereference: true,
     });
   }
-  await makeReadable(target);
-  return target;
+  await writeFile(path.join(temporary, '.complete'), '');
+  await makeReadable(temporary);
+  await rename(temporary, target).catch(async (error: NodeJS.ErrnoException) => {
+    // Another executor staged the same copy first: theirs is as good.
+    await rm(temporary, { recursive: true, force: true });
+    if (!(await pathExists(path.join(target, '.complete')))) throw error;
+  });
+  return { dir: target, key };
 }
 
-/** Runtime copies of executors that are gone (a crash leaves its copy behind). */
-async function removeStaleRuntimes(sandboxRoot: string): Promise<void> {
-  for (const name of await readdir(sandboxRoot).catch(() => [] as string[])) {
-    const pid = /^runtime-(\d+)$/.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid) continue;
-    try {
-      process.kill(Number(pid), 0);
-    } catch {
-      await rm(path.join(sandboxRoot, name), { recursive: true, force: true });
+/** A short hash of the contents of every file under `dirs` and of `files` (missing ones count as empty). */
+async function fingerprint(dirs: string[], files: string[]): Promise<string> {
+  const hash = createHash('sha256');
+  const add = async (file: string) => {
+    hash.update(file);
+    hash.update(await readFile(file).catch(() => Buffer.alloc(0)));
+  };
+  const walk = async (dir: string): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      const entryPath = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(entryPath);
+      else await add(entryPath);
     }
-  }
+  };
+  for (const dir of dirs) await walk(dir);
+  for (const file of files) await add(file);
+  return hash.digest('hex').slice(0, 16);
 }

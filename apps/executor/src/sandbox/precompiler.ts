@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { cp, readdir, rename, rm } from 'node:fs/promises';
+import { cp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,12 +18,18 @@ export class Precompiler {
   private readonly pending = new Map<string, Promise<string | null>>();
   private readonly compiler = new CompilerProcess();
 
+  /** Names the runtime the sandboxes load (see stageRuntime): its precompiled modules and every package's directory carry it. */
+  private runtimeKey = 'unstaged';
+
   constructor(private readonly root: string) {}
 
-  /** Ends the compiler process and this executor's runtime directory. */
+  useRuntime(key: string): void {
+    this.runtimeKey = key;
+  }
+
+  /** Ends the compiler process. */
   async close(): Promise<void> {
     this.compiler.stop();
-    await rm(path.join(this.root, `runtime-${process.pid}`), { recursive: true, force: true });
   }
 
   /** The directory for `contentHash` (made now if needed), or null when it could not be made. */
@@ -40,7 +46,8 @@ export class Precompiler {
   }
 
   private async make(contentHash: string, packageDir: string): Promise<string | null> {
-    const dir = path.join(this.root, contentHash);
+    // Per runtime too: a package's directory holds the runtime's precompiled modules beside its own.
+    const dir = path.join(this.root, `${this.runtimeKey}-${contentHash}`);
     if (await exists(dir)) return dir;
     const runtimeDir = await this.runtimeDir();
     if (runtimeDir === null) return null;
@@ -62,9 +69,15 @@ export class Precompiler {
 
   private runtimeDir(): Promise<string | null> {
     this.runtime ??= (async () => {
-      const dir = path.join(this.root, `runtime-${process.pid}`);
-      await rm(dir, { recursive: true, force: true });
-      await this.compiler.compile({ runtimeDir: dir });
+      const dir = path.join(this.root, `runtime-${this.runtimeKey}`);
+      if (await exists(path.join(dir, '.complete'))) return dir;
+      const temporary = `${dir}.tmp-${process.pid}-${Date.now()}`;
+      await this.compiler.compile({ runtimeDir: temporary });
+      await writeFile(path.join(temporary, '.complete'), '');
+      await rename(temporary, dir).catch(async (error: NodeJS.ErrnoException) => {
+        await rm(temporary, { recursive: true, force: true });
+        if (!(await exists(path.join(dir, '.complete')))) throw error;
+      });
       return dir;
     })().catch(() => {
       this.runtime = null;
@@ -147,8 +160,8 @@ export function distUrlOf(url: string): string {
   return url.includes('/dist/') ? url : url.replace(/\/apps\/executor\/src\//, '/dist/apps/executor/src/').replace(/\.ts$/, '.js');
 }
 
-async function exists(dir: string): Promise<boolean> {
-  return readdir(dir).then(
+async function exists(target: string): Promise<boolean> {
+  return stat(target).then(
     () => true,
     () => false,
   );

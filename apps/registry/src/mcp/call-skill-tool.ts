@@ -11,8 +11,12 @@ import { extractTraceContext } from '#observability/index.js';
 
 /** Queueing and retry back-off on top of the handler's own time. */
 const WAIT_SLACK_SECONDS = 30;
-/** How long a finished execution's last events (log lines, its end) may take to be forwarded before the result. */
-const DRAIN_MS = 2000;
+/**
+ * How long a finished execution's last events (log lines, its end) may take to be forwarded before the
+ * result: forwarding ends at the end event, so this only matters when the stream lags (under a CPU hog
+ * it lagged more than 2 s and the last log lines were dropped), or never carries the end (Redis down).
+ */
+const DRAIN_MS = 10_000;
 
 export interface ToolCallContext {
   /** Aborted when the client cancels the call or goes away. */
