@@ -108,18 +108,25 @@ function twinError(failure: { message: string; details: Record<string, unknown> 
   return new TwinError(reason ?? 'UNAVAILABLE', failure.message, details);
 }
 
-/** Log lines sent per second at most; more are dropped here (the executor would end a process that floods it). */
+/**
+ * Log lines a run sends per second at most; more are dropped here (the executor would end a process that
+ * floods it, and keeps only a bounded number per execution anyway). Counted per run: a chatty run must
+ * not silence the next run of the same process (it did, within the same second).
+ */
 const LOG_LINES_PER_SECOND = 500;
 const MAX_LOG_MESSAGE_CHARS = 16 * 1024;
-let logWindow = { second: 0, sent: 0 };
+const logWindows = new Map<number, { second: number; sent: number }>();
 
 function loggerFor(runId: number, bindings: Record<string, unknown>): SkillLogger {
   const log =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (message: string, fields: Record<string, unknown> = {}) => {
       const second = Math.floor(performance.now() / 1000);
-      if (logWindow.second !== second) logWindow = { second, sent: 0 };
-      if (++logWindow.sent > LOG_LINES_PER_SECOND) return;
+      // A stray timer of a run that ended: the executor drops its lines anyway.
+      if (!aborts.has(runId)) return;
+      let window = logWindows.get(runId);
+      if (!window || window.second !== second) logWindows.set(runId, (window = { second, sent: 0 }));
+      if (++window.sent > LOG_LINES_PER_SECOND) return;
       send({ type: 'log', runId, level, message: String(message).slice(0, MAX_LOG_MESSAGE_CHARS), fields: { ...bindings, ...fields } });
     };
   return {
@@ -202,6 +209,7 @@ async function run(request: RunRequest): Promise<void> {
     });
   } finally {
     aborts.delete(request.runId);
+    logWindows.delete(request.runId);
   }
 }
 
