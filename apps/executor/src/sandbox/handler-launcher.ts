@@ -77,10 +77,6 @@ export class HandlerLauncher implements SandboxLauncher {
     this.precompiler = new Precompiler(this.precompiledRoot());
   }
 
-  get isolation(): SandboxIsolation {
-    return this.options.isolation;
-  }
-
   /** Checks once that sandbox processes can start here; rejects with SandboxUnavailable naming the package to install. */
   ready(): Promise<{ host: HostSetup; runtime: Runtime }> {
     this.setup ??= this.prepare().catch((error: unknown) => {
