@@ -102,6 +102,9 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
     disk = await tempRoot();
     await cp(path.join(FIXTURES, 'hello-world'), path.join(disk, 'examples', 'hello-world'), { recursive: true });
     await cp(path.join(FIXTURES, 'pdf-notes'), path.join(disk, 'documents', 'pdf-notes'), { recursive: true });
+    // Issue 24: a package with no metadata (the anthropics/skills style) and one with another vendor's nested block.
+    await cp(path.join(FIXTURES, 'plain-notes'), path.join(disk, 'documents', 'plain-notes'), { recursive: true });
+    await cp(path.join(FIXTURES, 'vendor-blocks'), path.join(disk, 'documents', 'vendor-blocks'), { recursive: true });
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [disk], queuePrefix });
     executor = await startExecutor({ databaseUrl: db.url, queuePrefix });
     client = registryClient(grpcPort(registry));
@@ -339,6 +342,36 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  it('registers a ClawHub-style package unchanged and serves its metadata back verbatim (issue 24)', async () => {
+    const vendor = (await get('/v1/skills/vendor_blocks')).body;
+    expect(vendor).toMatchObject({ status: 'REGISTERED', version: '1.2.0', format: 'agent-skills' });
+    expect(vendor.agent_skill.metadata).toEqual({
+      author: 'fixture-team',
+      'dcc-mcp': { dcc: 'python', version: '1.2.0', tags: 'example, vendor, compatibility' },
+      openclaw: {
+        requires: { env: ['FIXTURE_API_KEY'], bins: ['python3'] },
+        primaryEnv: 'FIXTURE_API_KEY',
+        emoji: '🧪',
+        homepage: 'https://example.invalid/vendor-blocks',
+        install: [{ kind: 'node', package: 'prettier', bins: ['prettier'] }],
+      },
+    });
+    // Published over the API as well: 201/200 with the vendor block as a warning, never a 422.
+    const dir = path.join(await tempRoot(), 'vendor-blocks');
+    await cp(path.join(FIXTURES, 'vendor-blocks'), dir, { recursive: true });
+    await writeFile(path.join(dir, 'SKILL.md'), (await readFile(path.join(dir, 'SKILL.md'), 'utf8')).replace('"1.2.0"', '"1.2.1"'));
+    const published = await publish(dir);
+    expect(published.status).toBe(201);
+    expect(published.body.version.validation).toContainEqual(expect.objectContaining({ severity: 'warning', path: '/metadata/openclaw' }));
+    for (const [name, version] of [
+      ['plain_notes', '1.0.0'],
+      ['vendor_blocks', '1.2.1'],
+    ]) {
+      const promoted = await admin('POST', `/v1/admin/skills/${name}/versions/${version}/promote`);
+      expect(promoted).toMatchObject({ status: 200, body: { status: 'ACTIVE' } });
+    }
+  });
+
   describe('the MCP Skills extension (SEP-2640), read with the official SDK client', () => {
     for (const protocol of ['2025-11-25', '2026-07-28'] as const) {
       it(`serves skills/list, skills/get, verified files and directory reads (${protocol})`, async () => {
@@ -354,9 +387,21 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
           const listing = await skills.list();
           expect(listing.invalid).toEqual([]);
           const byName = new Map(listing.skills.map((skill) => [String(skill.frontmatter.name), skill]));
-          // Instruction-only and script packages (ACTIVE), as Agent Skills names; REGISTERED ones are not served.
-          expect([...byName.keys()]).toEqual(expect.arrayContaining(['text-tools', 'pdf-notes']));
+          // ACTIVE packages whose SKILL.md is a valid entry as written, as Agent Skills names; REGISTERED ones are not
+          // served. Those whose metadata nests (seed 004's metadata.dcc-mcp, another vendor's block) are not listed:
+          // the entry must be the file's frontmatter verbatim, and SDK clients refuse a metadata that is not a string map.
+          expect([...byName.keys()].sort()).toEqual(['pdf-notes', 'plain-notes']);
           expect(byName.has('hello-world')).toBe(false);
+          // Every listed skill's every file reads back verified: sizes, digests, and SKILL.md's frontmatter equal to the
+          // entry's, key for key — no key added (no `metadata: {}` for a file without one), none dropped.
+          for (const skill of listing.skills) {
+            for (const resource of skill.resources as { uri: string }[]) await skills.read(skill, resource.uri);
+          }
+          expect(byName.get('plain-notes')?.frontmatter).toEqual({
+            name: 'plain-notes',
+            description: expect.stringMatching(/^Turn meeting transcripts/),
+            license: 'Complete terms in LICENSE.txt',
+          });
           const notes = byName.get('pdf-notes') as (typeof listing.skills)[number];
           expect(notes.uri).toBe('skill://agent-skills/pdf-notes/SKILL.md');
           expect(notes.frontmatter).toMatchObject({
@@ -385,9 +430,10 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
               ['scripts', 'inode/directory'],
             ]),
           );
-          // A nested seed 004 metadata block is served as strings; SKILL.md stays byte for byte.
-          const tools = byName.get('text-tools') as (typeof listing.skills)[number];
-          expect(tools.frontmatter.metadata).toMatchObject({ domain: 'text', 'dcc-mcp.version': '1.0.0' });
+          // A nested-metadata package is neither listed nor an entry for skills/get (an invalid-params error, not an
+          // internal one); its tools are served as usual.
+          await expect(skills.get('skill://agent-skills/vendor-blocks/SKILL.md')).rejects.toThrow(/No skill is served/);
+          expect((await mcp.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['text_tools__count_words']));
           await expect(skills.get('skill://agent-skills/nope/SKILL.md')).rejects.toThrow();
         } finally {
           await mcp.close();

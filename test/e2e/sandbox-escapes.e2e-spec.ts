@@ -77,7 +77,10 @@ describe('handler sandbox: escapes tried by a hostile package', () => {
         await cp(PROBE_TEMPLATE, dir, { recursive: true });
         const definition = JSON.parse(await readFile(path.join(dir, 'definition.json'), 'utf8'));
         await writeFile(path.join(dir, 'definition.json'), JSON.stringify({ ...definition, name }));
-        await writeFile(path.join(dir, 'SKILL.md'), (await readFile(path.join(dir, 'SKILL.md'), 'utf8')).replaceAll('escape_probe', name));
+        await writeFile(
+          path.join(dir, 'SKILL.md'),
+          (await readFile(path.join(dir, 'SKILL.md'), 'utf8')).replaceAll('escape-probe', name.replaceAll('_', '-')),
+        );
         const published = await fetch(`${registry.baseUrl}/v1/packages`, {
           method: 'POST',
           headers: { 'content-type': 'application/gzip', authorization: `Bearer ${PUBLISHER_TOKEN}` },

@@ -1,3 +1,5 @@
+import { agentSkillsSpelling } from '#skill-loader/skill-md.js';
+
 /** The files `skill-registry init <domain>/<name>` writes: a small skill that validates, with its own test. */
 export function scaffoldFiles(domain: string, name: string): Record<string, string> {
   const className = `${name.replace(/(^|_)([a-z0-9])/g, (_, _sep: string, c: string) => c.toUpperCase())}Handler`;
@@ -21,7 +23,7 @@ export function scaffoldFiles(domain: string, name: string): Record<string, stri
   };
   return {
     'definition.json': `${JSON.stringify(definition, null, 2)}\n`,
-    'SKILL.md': `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nWhat it does, its inputs and outputs, and its limits.\n`,
+    'SKILL.md': `---\nname: ${agentSkillsSpelling(name)}\ndescription: ${description}\n---\n\n# ${name}\n\nWhat it does, its inputs and outputs, and its limits.\n`,
     'schema.ts': `import { z } from '@skill-registry/sdk';
 
 export const Input = z.object({ value: z.number().describe('The value to double') }).strict();

@@ -6,6 +6,9 @@ import { agentSkillsNameProblem, isAgentSkillsName } from './names.js';
 import { isMapping } from './yaml-text.js';
 
 const FILE = 'SKILL.md';
+/** Why a non-string metadata value matters beyond this registry (the MCP Skills extension's string-map rule). */
+export const SKILLS_EXTENSION_NOTE =
+  'agentskills.io metadata maps keys to strings, and MCP Skills extension (SEP-2640) clients refuse other values, so skills/list does not list this package (its tools are served as usual).';
 export const DESCRIPTION_MAX_LENGTH = 1024;
 export const COMPATIBILITY_MAX_LENGTH = 500;
 /** The agentskills.io 1.0 frontmatter keys: nothing else may sit at the top level. */
@@ -204,28 +207,32 @@ function checkMetadata(value: unknown, issues: IssueList): Record<string, unknow
     );
     return {};
   }
+  // Seed 004's own namespace is checked by readDccMcp; every other key is kept and served as written (issue 24):
+  // a string as agentskills.io says, or another vendor's block (ClawHub/OpenClaw's `metadata.openclaw`) that
+  // real packages carry. Neither is read here, so neither can fail a package; a non-string value is a warning.
   for (const [key, entry] of Object.entries(value)) {
     if ((VENDOR_NAMESPACES as readonly string[]).includes(key)) continue;
-    if (typeof entry !== 'string') {
-      const scalar = typeof entry === 'number' || typeof entry === 'boolean';
-      issues.error(
-        'definition',
-        FILE,
-        toJsonPointer(['metadata', key]),
-        `metadata '${key}' must be a string; found ${describeValue(entry)}`,
-        scalar
-          ? `Quote the value: ${key}: "${String(entry)}". agentskills.io metadata maps keys to strings.`
-          : `agentskills.io metadata maps keys to strings; only the vendor namespace ${VENDOR_NAMESPACES.map((namespace) => `metadata.${namespace}`).join(', ')} may hold nested values. Write it as one string (e.g. JSON).`,
-      );
-    } else if (key.startsWith('dcc-mcp.')) {
-      issues.warning(
-        'definition',
-        FILE,
-        toJsonPointer(['metadata', key]),
-        `metadata '${key}' is the pre-0.15 flat form and is not read`,
-        `Nest it: metadata:\n  dcc-mcp:\n    ${key.slice('dcc-mcp.'.length)}: ${JSON.stringify(entry)}`,
-      );
+    if (typeof entry === 'string') {
+      if (key.startsWith('dcc-mcp.')) {
+        issues.warning(
+          'definition',
+          FILE,
+          toJsonPointer(['metadata', key]),
+          `metadata '${key}' is the pre-0.15 flat form and is not read`,
+          `Nest it: metadata:\n  dcc-mcp:\n    ${key.slice('dcc-mcp.'.length)}: ${JSON.stringify(entry)}`,
+        );
+      }
+      continue;
     }
+    issues.warning(
+      'definition',
+      FILE,
+      toJsonPointer(['metadata', key]),
+      isMapping(entry)
+        ? `metadata '${key}' is a nested block (another vendor's namespace); it is kept and served as written, not read`
+        : `metadata '${key}' is ${describeValue(entry)}, not a string; it is kept and served as written, not read`,
+      `${SKILLS_EXTENSION_NOTE} Quote a scalar (${key}: "...") if it is meant as a string.`,
+    );
   }
   return value;
 }

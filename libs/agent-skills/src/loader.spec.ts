@@ -219,3 +219,24 @@ describe('a single script backs every tool', () => {
     ]);
   });
 });
+
+describe('a package in the ClawHub/OpenClaw style (issue 24): another vendor’s nested block beside metadata.dcc-mcp', () => {
+  let result: AgentSkillLoadResult & { package: AgentSkillPackage };
+  beforeAll(async () => {
+    result = await loadGood('vendor-blocks');
+  });
+
+  it('is valid: metadata.openclaw is kept verbatim with one warning, metadata.dcc-mcp is read', () => {
+    expect(result.valid).toBe(true);
+    expect(result.issues.map((issue) => [issue.severity, issue.path])).toEqual([['warning', '/metadata/openclaw']]);
+    expect(result.package.version).toBe('1.2.0');
+    expect(result.package.metadata.openclaw).toEqual({
+      requires: { env: ['FIXTURE_API_KEY'], bins: ['python3'] },
+      primaryEnv: 'FIXTURE_API_KEY',
+      emoji: '🧪',
+      homepage: 'https://example.invalid/vendor-blocks',
+      install: [{ kind: 'node', package: 'prettier', bins: ['prettier'] }],
+    });
+    expect(result.package).toMatchObject({ license: 'MIT', compatibility: 'Requires python3 on PATH', allowedTools: ['Bash', 'Read'] });
+  });
+});

@@ -1,4 +1,5 @@
 import { SKILL_NAME_PATTERN } from '#skill-loader/definition.js';
+import { agentSkillsSpelling } from '#skill-loader/skill-md.js';
 
 /** agentskills.io `name`: lowercase letters, digits and single hyphens, not at either end. */
 export const AGENT_SKILLS_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -21,7 +22,7 @@ export function toRegistryName(agentSkillsName: string): string {
  * `hello-world`). Only registry names without doubled or trailing underscores have one (check with isAgentSkillsName).
  */
 export function toAgentSkillsName(registryName: string): string {
-  return registryName.replace(/_/g, '-');
+  return agentSkillsSpelling(registryName);
 }
 
 /** True for a valid agentskills.io name. */

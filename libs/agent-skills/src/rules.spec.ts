@@ -58,11 +58,22 @@ const RULES: Record<string, { valid: boolean; issues: ExpectedIssue[] }> = {
     valid: false,
     issues: [error('definition', 'SKILL.md', '/compatibility', "field 'compatibility' is 501 characters long; at most 500 are allowed")],
   },
+  // Kept and served as written (ClawHub's nested vendor blocks publish unchanged): warnings only.
   'metadata-not-string': {
-    valid: false,
+    valid: true,
     issues: [
-      error('definition', 'SKILL.md', '/metadata/priority', "metadata 'priority' must be a string; found 3 (a number)"),
-      error('definition', 'SKILL.md', '/metadata/owner', "metadata 'owner' must be a string; found an object with keys team"),
+      warning(
+        'definition',
+        'SKILL.md',
+        '/metadata/priority',
+        "metadata 'priority' is 3 (a number), not a string; it is kept and served as written, not read",
+      ),
+      warning(
+        'definition',
+        'SKILL.md',
+        '/metadata/owner',
+        "metadata 'owner' is a nested block (another vendor's namespace); it is kept and served as written, not read",
+      ),
     ],
   },
   'unknown-frontmatter-key': {

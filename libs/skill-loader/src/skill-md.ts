@@ -45,7 +45,7 @@ function unquote(value: string): string {
 /** Check SKILL.md's front matter against definition.json (warnings only: the file is documentation). */
 export function checkSkillMarkdown(markdown: string, definitionName: string | undefined, issues: IssueList): void {
   const frontMatter = parseFrontMatter(markdown);
-  const example = `---\nname: ${definitionName ?? '<skill_name>'}\ndescription: <one line>\n---`;
+  const example = `---\nname: ${definitionName ? agentSkillsSpelling(definitionName) : '<skill-name>'}\ndescription: <one line>\n---`;
   if (!frontMatter) {
     issues.warning(
       'docs',
@@ -63,15 +63,23 @@ export function checkSkillMarkdown(markdown: string, definitionName: string | un
       'SKILL.md',
       '/name',
       "SKILL.md front matter has no 'name'",
-      `Add "name: ${definitionName ?? '<skill_name>'}" to the front matter.`,
+      `Add "name: ${definitionName ? agentSkillsSpelling(definitionName) : '<skill-name>'}" to the front matter.`,
     );
-  } else if (definitionName !== undefined && name !== definitionName) {
+  } else if (definitionName !== undefined && name === definitionName && name !== agentSkillsSpelling(name)) {
+    issues.warning(
+      'docs',
+      'SKILL.md',
+      '/name',
+      `SKILL.md front matter name '${name}' is not an Agent Skills name (no underscores), so the MCP Skills extension (skills/list) does not list this package; its tool is served as usual`,
+      `Set "name: ${agentSkillsSpelling(name)}" in the front matter.`,
+    );
+  } else if (definitionName !== undefined && name !== agentSkillsSpelling(definitionName) && name !== definitionName) {
     issues.warning(
       'docs',
       'SKILL.md',
       '/name',
       `SKILL.md front matter name '${name}' differs from definition.json name '${definitionName}'`,
-      `Set "name: ${definitionName}" in the front matter.`,
+      `Set "name: ${agentSkillsSpelling(definitionName)}" in the front matter (the Agent Skills spelling, which MCP Skills extension clients require).`,
     );
   }
   if (description === undefined || description === '') {
@@ -83,4 +91,13 @@ export function checkSkillMarkdown(markdown: string, definitionName: string | un
       'Add "description: <what the skill does, one line>" to the front matter.',
     );
   }
+}
+
+/**
+ * A catalog name in the Agent Skills spelling (`export_bom` → `export-bom`): the name a TypeScript package's SKILL.md
+ * carries, so that the file served through the MCP Skills extension is a valid entry as written. The same mapping as
+ * libs/agent-skills toAgentSkillsName, which re-exports this one.
+ */
+export function agentSkillsSpelling(catalogName: string): string {
+  return catalogName.replace(/_/g, '-');
 }

@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Resource } from '@modelcontextprotocol/server';
-import type { Skill, SkillReadResult, SkillSource } from '@modelcontextprotocol/server/ext/skills';
-import { parse as parseYaml } from 'yaml';
+import { type Skill, SkillCatalogError, type SkillReadResult, type SkillSource, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 import { LRUCache } from 'lru-cache';
-import { isAgentSkillsName, projectMetadataStrings, splitSkillMarkdown, toAgentSkillsName } from '#agent-skills/index.js';
+import { isAgentSkillsName, toAgentSkillsName } from '#agent-skills/index.js';
 import { isExecutable } from '#contracts/index.js';
 import { mcpPage } from '../mcp/mcp-paging.js';
 import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '#package-store/index.js';
@@ -29,14 +28,18 @@ interface ServedSkill {
  * skill's current version — both package formats — with every stored file as a resource under
  * `skill://<domain>/<name>/<path>`, `<name>` being the Agent Skills name (a TypeScript package's
  * catalog name through the one mapping, `export_bom` → `export-bom`). `frontmatter` is the stored
- * SKILL.md's, with two projections documented in the README: `name` is the Agent Skills name, and
- * `metadata` values that are not strings are served as strings (libs/agent-skills projectMetadataStrings);
- * the SKILL.md resource itself is the stored bytes, unchanged. Files come from the package store.
+ * SKILL.md's frontmatter exactly as written — no key added, none dropped, values as the file has them —
+ * read by the SDK's own SKILL.md reader, so the check an SDK client makes (the entry against the file it
+ * reads back) agrees by construction. A SKILL.md that cannot be a valid entry as written (a name that is
+ * not the Agent Skills name, `metadata` that is not a string map: another vendor's nested block) is not
+ * listed — the rule the SDK's own server applies — and the reason is logged once per stored package; the
+ * package's tools are served as usual. Files come from the package store.
  */
 @Injectable()
 export class RegistrySkillSource {
+  private readonly logger = new Logger(RegistrySkillSource.name);
   private readonly manifests = new LRUCache<string, ManifestEntry[]>({ max: MAX_CACHED_MANIFESTS });
-  private readonly frontmatters = new LRUCache<string, Record<string, unknown>>({ max: MAX_CACHED_MANIFESTS });
+  private readonly frontmatters = new LRUCache<string, FrontmatterOutcome>({ max: MAX_CACHED_MANIFESTS });
   private served: { generation: number; filter: string; skills: ServedSkill[] } | null = null;
 
   constructor(
@@ -126,10 +129,10 @@ export class RegistrySkillSource {
       if (!manifest?.some((entry) => entry.path === 'SKILL.md')) continue;
       const root = `${SCHEME}${encodeURIComponent(version.domain)}/${name}`;
       const frontmatter = await this.frontmatterOf(version, name);
-      if (!frontmatter) continue;
+      if ('unlisted' in frontmatter) continue;
       const entry: Skill = {
         uri: `${root}/SKILL.md`,
-        frontmatter: frontmatter as Skill['frontmatter'],
+        frontmatter: frontmatter.frontmatter,
         resources: manifest.map((file) => ({ uri: `${root}/${file.path}`, digest: `sha256:${file.sha256}`, size: file.size })),
       };
       skills.push({ root, version, manifest, entry });
@@ -149,32 +152,37 @@ export class RegistrySkillSource {
     return manifest;
   }
 
-  /** SKILL.md's frontmatter with the documented projections (name; string-valued metadata); null when unreadable. */
-  private async frontmatterOf(version: SkillVersionRecord, name: string): Promise<Record<string, unknown> | null> {
-    const cached = this.frontmatters.get(version.contentHash);
+  /**
+   * SKILL.md's frontmatter as written, read and checked by the SDK (`skillEntry` over the one file), or why this
+   * stored package cannot be listed; cached by content hash (stored bytes never change), logged once.
+   */
+  private async frontmatterOf(version: SkillVersionRecord, name: string): Promise<FrontmatterOutcome> {
+    const key = `${version.contentHash}/${version.domain}/${name}`;
+    const cached = this.frontmatters.get(key);
     if (cached) return cached;
+    const outcome = await this.readFrontmatter(version, name);
+    if ('unlisted' in outcome) {
+      this.logger.warn(`skills/list does not list ${version.name} ${version.version} (${version.contentHash}): ${outcome.unlisted}`);
+    }
+    this.frontmatters.set(key, outcome);
+    return outcome;
+  }
+
+  private async readFrontmatter(version: SkillVersionRecord, name: string): Promise<FrontmatterOutcome> {
     const file = await this.store.readFile(version.contentHash, 'SKILL.md');
-    const block = file ? splitSkillMarkdown(file.bytes.toString('utf8'))?.frontmatter : undefined;
-    let parsed: Record<string, unknown>;
+    if (!file) return { unlisted: 'its SKILL.md is not in the package store' };
     try {
-      parsed = (block ? parseYaml(block) : {}) as Record<string, unknown>;
-    } catch {
-      // The intake validated this SKILL.md; a parse failure here serves the catalog's own fields.
-      parsed = {};
+      const entry = await skillEntry(`${version.domain}/${name}`, { 'SKILL.md': new Uint8Array(file.bytes) });
+      return { frontmatter: entry.frontmatter };
+    } catch (error) {
+      if (!(error instanceof SkillCatalogError)) throw error;
+      return { unlisted: `its SKILL.md is not a valid MCP Skills entry as written: ${error.problems.map((p) => p.message).join('; ')}` };
     }
-    const frontmatter: Record<string, unknown> = {
-      ...(parsed && typeof parsed === 'object' ? parsed : {}),
-      name,
-      description: typeof parsed?.description === 'string' && parsed.description ? parsed.description : version.description,
-    };
-    if (version.agentSkill) frontmatter.metadata = version.agentSkill.metadata_strings;
-    else if (frontmatter.metadata && typeof frontmatter.metadata === 'object') {
-      frontmatter.metadata = projectMetadataStrings(frontmatter.metadata as Record<string, unknown>);
-    }
-    this.frontmatters.set(version.contentHash, frontmatter);
-    return frontmatter;
   }
 }
+
+/** A stored SKILL.md as an MCP Skills entry's frontmatter, or the reason it is not listed. */
+type FrontmatterOutcome = { frontmatter: Skill['frontmatter'] } | { unlisted: string };
 
 function fileResource(uri: string, entry: ManifestEntry): Resource {
   return { uri, name: entry.path.split('/').pop() as string, mimeType: mediaTypeOf(entry.path), size: entry.size };
