@@ -11,6 +11,7 @@ import { SkillWatcher } from './discovery/skill-watcher.js';
 import { DiscoveryService } from './discovery/discovery.service.js';
 import { GrpcEndpoint } from './grpc/grpc-endpoint.js';
 import { RegistryGrpcServer, maxRequestBytes } from './grpc/registry-grpc-server.js';
+import { connectionOptions } from './http-edge/connection-limits.js';
 import { HostGuard } from './http-edge/host-guard.js';
 import { frameworkErrorHandler, installHttpEdge } from './http-edge/http-edge.js';
 import { installReadFastPath } from './http-edge/read-fast-path.js';
@@ -45,7 +46,11 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
   await ensureDatabase(config.DATABASE_URL);
   await applyMigrations(config.DATABASE_URL, migrationsDir());
 
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, frameworkErrors: frameworkErrorHandler });
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    frameworkErrors: frameworkErrorHandler,
+    ...connectionOptions(config),
+  });
   const hostGuard = new HostGuard(config.ALLOWED_HOSTS, config.HOST);
   // Installed before the application exists, so that the fast path can answer ahead of its middleware (read-fast-path.ts).
   const readFastPath =

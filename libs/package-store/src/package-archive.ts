@@ -78,7 +78,11 @@ export async function readPackageArchive(body: Readable, limits: PackageLimits =
   // The decompressed stream is capped absolutely (the package limit plus tar's headers) and by its ratio to the input.
   const maxInflated = limits.maxTotalBytes + (limits.maxFiles + 16) * 1024;
   const bomb = () =>
-    new ArchiveRejected(`decompresses beyond ${MAX_COMPRESSION_RATIO}× its size or past the package limit`, null, 'PACKAGE_MAX_BYTES');
+    new ArchiveRejected(
+      `decompresses beyond ${MAX_COMPRESSION_RATIO}× its size or past PACKAGE_MAX_BYTES (${limits.maxTotalBytes} bytes): a decompression bomb`,
+      null,
+      'PACKAGE_MAX_BYTES',
+    );
   const inputCap = byteCap((count) => {
     compressed = count;
     return count > limits.maxTotalBytes
@@ -95,7 +99,10 @@ export async function readPackageArchive(body: Readable, limits: PackageLimits =
     const finish = (error?: unknown) => {
       if (settled) return;
       settled = true;
-      for (const stage of [body, inputCap, gunzip, inflatedCap]) stage.destroy();
+      // The caller's stream is let go, not destroyed: for an HTTP request, destroying it resets the connection before
+      // the refusal is written (issue 24 §4). What is left of it is the caller's to drain or close.
+      body.unpipe(inputCap);
+      for (const stage of [inputCap, gunzip, inflatedCap]) stage.destroy();
       if (rejected) return reject(rejected);
       if (!error) return resolve();
       if (error instanceof ArchiveRejected) return reject(error);

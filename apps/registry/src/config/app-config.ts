@@ -120,6 +120,14 @@ export const configSchema = z
       .int()
       .min(1024)
       .default(10 * 1024 * 1024),
+    /**
+     * HTTP time limits (apps/registry/src/http-edge/connection-limits.ts): request headers within
+     * HTTP_HEADERS_TIMEOUT_MS, the whole request (body included) within HTTP_REQUEST_TIMEOUT_MS, else 408;
+     * an idle keep-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS.
+     */
+    HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** Limits of the digital twin: one revision's content, and all content written on one branch. */
     ...TWIN_LIMIT_VARIABLES,
     /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (the API's tokens do not apply). */
@@ -131,6 +139,10 @@ export const configSchema = z
       .transform((value) => value === 'true'),
   })
   .superRefine((config, ctx) => {
+    // Node refuses a header time limit longer than the whole request's.
+    if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must be at most HTTP_REQUEST_TIMEOUT_MS' });
+    }
     // One token, one role: a token listed twice would act as whichever list is read first.
     const seen = new Map<string, string>();
     for (const variable of ['ADMIN_TOKENS', 'PUBLISHER_TOKENS', 'AGENT_TOKENS'] as const) {

@@ -78,7 +78,7 @@ describe('gRPC error mapping', () => {
       REVISION_NOT_FOUND: [status.NOT_FOUND, 'REVISION_NOT_FOUND'],
       KIND_MISMATCH: [status.FAILED_PRECONDITION, 'KIND_MISMATCH'],
       INVALID: [status.INVALID_ARGUMENT, 'VALIDATION_FAILED'],
-      TOO_LARGE: [status.INVALID_ARGUMENT, 'TWIN_TOO_LARGE'],
+      TOO_LARGE: [status.RESOURCE_EXHAUSTED, 'TWIN_TOO_LARGE'],
       MEDIA_TYPE_UNSUPPORTED: [status.INVALID_ARGUMENT, 'UNSUPPORTED_MEDIA_TYPE'],
     };
     for (const [reason, [code, errorCode]] of Object.entries(expected)) {

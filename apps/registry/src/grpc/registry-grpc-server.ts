@@ -23,7 +23,7 @@ const TWIN_REQUEST_HEADROOM_BYTES = 1024 * 1024;
 
 /**
  * The largest request the server reads. A PutWorkProduct whose content is over
- * TWIN_MAX_REVISION_BYTES must reach the twin's own check (INVALID_ARGUMENT TWIN_TOO_LARGE), so the
+ * TWIN_MAX_REVISION_BYTES must reach the twin's own check (RESOURCE_EXHAUSTED TWIN_TOO_LARGE, with the limit), so the
  * limit lies above it; only a request larger still is refused by grpc-js itself (RESOURCE_EXHAUSTED,
  * from the frame's declared length, before the bytes are read).
  */

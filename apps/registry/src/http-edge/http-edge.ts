@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
@@ -55,6 +57,17 @@ export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimi
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && announced <= DRAIN_REFUSED_BODY_MAX_BYTES) reply.removeHeader('connection');
     done();
   });
+  // A streamed body (a package archive, a twin upload) answered before it was read to its end — a refusal over a
+  // limit, mostly — is drained after the answer, as the JSON 413 is: up to DRAIN_REFUSED_BODY_MAX_BYTES more, and the
+  // connection stays usable; past that it is closed. Never destroyed before the answer (that resets the connection
+  // and the client reads no answer at all).
+  fastify.addHook(
+    'onSend',
+    (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+      if (isStream(request.body) && !request.raw.readableEnded) drainUnreadBody(request.raw);
+      done(null, payload);
+    },
+  );
   fastify.addHook('preValidation', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     try {
       checkRequest(request);
@@ -65,15 +78,29 @@ export function installHttpEdge(app: NestFastifyApplication, options: { bodyLimi
   });
 }
 
+function isStream(body: unknown): body is Readable {
+  return typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
+}
+
+/** Reads what is left of a request body and throws it away, closing the connection once more than the cap arrives. */
+function drainUnreadBody(raw: IncomingMessage): void {
+  let drained = 0;
+  raw.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_REFUSED_BODY_MAX_BYTES) raw.socket?.destroy();
+  });
+  raw.on('error', () => undefined);
+  raw.resume();
+}
+
 function checkRequest(request: FastifyRequest): void {
   checkParameters(request.query, 'query');
   checkParameters(request.params, 'path');
   // Every REST body is an object; `null`, arrays and scalars are refused, not read as "no body". (MCP takes batches.)
   const body = request.body;
-  const isStream = typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
   if (
     body !== undefined &&
-    !isStream &&
+    !isStream(body) &&
     !request.url.startsWith('/mcp') &&
     (body === null || typeof body !== 'object' || Array.isArray(body))
   ) {

@@ -47,12 +47,11 @@ export async function readUpload(request: FastifyRequest, limits: TwinLimits): P
   if (!stream || typeof stream[Symbol.asyncIterator] !== 'function') return Buffer.alloc(0);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  // Not destroyed on the way out: destroying the request resets the connection before the 413 is written (the HTTP
+  // edge drains or closes what is left once the answer is sent).
+  for await (const chunk of stream.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
-    if (size > limits.maxRevisionBytes) {
-      stream.destroy();
-      throw tooLarge();
-    }
+    if (size > limits.maxRevisionBytes) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, size);
