@@ -22,7 +22,7 @@ export async function writeSkill(root, name, body, timeoutSeconds) {
     examples: [{ input: { n: 1 }, output: { n: 1 } }],
   };
   await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
-  await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${definition.description}\n---\n`);
+  await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name.replaceAll('_', '-')}\ndescription: ${definition.description}\n---\n`);
   await writeFile(
     path.join(dir, 'schema.ts'),
     `import { z } from '@skill-registry/sdk';

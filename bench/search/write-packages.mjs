@@ -45,7 +45,7 @@ export async function writePackages(root, documents) {
         await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
         await writeFile(
           path.join(dir, 'SKILL.md'),
-          `---\nname: ${document.name}\ndescription: ${document.description}\n---\n\n# ${document.name}\n`,
+          `---\nname: ${document.name.replaceAll('_', '-')}\ndescription: ${document.description}\n---\n\n# ${document.name}\n`,
         );
         await writeFile(path.join(dir, 'schema.ts'), SCHEMA);
         await writeFile(path.join(dir, 'handler.ts'), HANDLER);

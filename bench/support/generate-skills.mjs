@@ -32,7 +32,10 @@ export async function generateSkills(root, count) {
       examples: [{ input: { value_mpa: 10, limit_mpa: 20 }, output: { passed: true, margin_mpa: 10 } }],
     };
     await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
-    await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${definition.description}\n---\n\n# ${name}\n`);
+    await writeFile(
+      path.join(dir, 'SKILL.md'),
+      `---\nname: ${name.replaceAll('_', '-')}\ndescription: ${definition.description}\n---\n\n# ${name}\n`,
+    );
     await writeFile(
       path.join(dir, 'schema.ts'),
       `import { z } from '@skill-registry/sdk';

@@ -28,7 +28,10 @@ export async function writeEchoSkills(root = null) {
       examples: [{ input: { text: 'hi' }, output: { text: 'hi', length: 2 } }],
     };
     await writeFile(path.join(packageDir, 'definition.json'), JSON.stringify(definition, null, 2));
-    await writeFile(path.join(packageDir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${definition.description}\n---\n\n# ${name}\n`);
+    await writeFile(
+      path.join(packageDir, 'SKILL.md'),
+      `---\nname: ${name.replaceAll('_', '-')}\ndescription: ${definition.description}\n---\n\n# ${name}\n`,
+    );
     await writeFile(
       path.join(packageDir, 'schema.ts'),
       `import { z } from '@skill-registry/sdk';

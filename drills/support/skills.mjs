@@ -62,7 +62,10 @@ async function writeSkill(root, name, { idempotent, retries }) {
     examples: [],
   };
   await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
-  await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nDrill-only.\n`);
+  await writeFile(
+    path.join(dir, 'SKILL.md'),
+    `---\nname: ${name.replaceAll('_', '-')}\ndescription: ${description}\n---\n\n# ${name}\n\nDrill-only.\n`,
+  );
   await writeFile(path.join(dir, 'schema.ts'), SCHEMA);
   await writeFile(path.join(dir, 'handler.ts'), HANDLER);
   await writeFile(path.join(dir, 'handler.spec.ts'), '// drill-only package: exercised by drills/*.mjs\n');
