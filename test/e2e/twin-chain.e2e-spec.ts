@@ -139,14 +139,26 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
     expect(Math.abs(output.results[0].max_von_mises_mpa - 10) / 10).toBeLessThan(1e-4);
     const resultId = output.result_work_product_id as string;
 
-    // Provenance: the result was written by the MCP call's execution, which read the mesh revision.
+    // Provenance: the result was written by the MCP call's execution, which read the mesh revision and
+    // judged it against the mesh's constraints revision 1.
     const provenance = await agent('GET', `/v1/twin/work-products/${resultId}/revisions/1/provenance`);
     const executionId = provenance.body.written_by.execution_id as string;
     expect(provenance.body.written_by.identity).toBe(`execution:${executionId}`);
+    const judgedAgainst = {
+      work_product_id: meshId,
+      revision: 1,
+      branch: 'study',
+      constraints: [{ kind: 'max_von_mises_stress', max_von_mises_mpa: 235, safety_factor: 1.5, material: 'steel_s235' }],
+    };
+    expect(provenance.body.written_by).toMatchObject({
+      read: [{ work_product_id: meshId, revision: 1 }],
+      constraints_read: [judgedAgainst],
+    });
     const access = await agent('GET', `/v1/executions/${executionId}/twin`);
     expect(access.body).toMatchObject({
       branch: 'study',
       read: [{ work_product_id: meshId, revision: 1 }],
+      constraints_read: [judgedAgainst],
       wrote: [{ work_product_id: resultId, branch: 'study' }],
     });
     const execution = await agent('GET', `/v1/executions/${executionId}`);

@@ -171,8 +171,24 @@ describe('digital twin store (Postgres): branches, revisions, constraints, prove
     expect((await twin.list('main', { limit: 100 })).map((item) => item.id)).not.toContain(created.id);
     expect(await twin.get(created.id, 'keeps-it')).not.toBeNull();
     expect((await failure(twin.archive(created.id, 'main', alice))).reason).toBe('WORK_PRODUCT_NOT_FOUND');
-    const restored = await twin.put({ branch: 'main', id: created.id, kind: 'mesh', bytes: text('back'), mediaType: 'text/plain' }, alice);
-    expect(restored.current.revision).toBe(3);
+    // Archived: readable by number (not as current, nor the marker's number), listed only when asked for.
+    expect((await twin.readContent(created.id, 'main', 1)).bytes.toString()).toBe('to archive');
+    expect((await failure(twin.readContent(created.id, 'main'))).details).toMatchObject({ archived: true, archived_revision: 2 });
+    expect((await failure(twin.readContent(created.id, 'main', 2))).reason).toBe('REVISION_NOT_FOUND');
+    expect((await twin.revisions(created.id, 'main')).map((revision) => [revision.revision, revision.archived])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
+    const archivedHere = await twin.list('main', { limit: 100, archived: true });
+    expect(archivedHere.map((item) => [item.id, item.current.archived])).toEqual([[created.id, true]]);
+    expect((await twin.list('keeps-it', { limit: 100, archived: true })).map((item) => item.id)).not.toContain(created.id);
+    // A revision restores it: no kind needed (the work product's own), the same bytes as before still written.
+    const restored = await twin.put({ branch: 'main', id: created.id, bytes: text('to archive'), mediaType: 'text/plain' }, alice);
+    expect(restored).toMatchObject({ written: true, kind: 'mesh', current: { revision: 3, archived: false } });
+    expect(await twin.get(created.id, 'main')).not.toBeNull();
+    expect((await twin.list('main', { limit: 100, archived: true })).map((item) => item.id)).not.toContain(created.id);
+    const again = await twin.put({ branch: 'main', id: created.id, bytes: text('to archive'), mediaType: 'text/plain' }, alice);
+    expect(again).toMatchObject({ written: false, current: { revision: 3 } });
     // Nothing is deleted: the first revision is still readable by number.
     expect((await twin.readContent(created.id, 'main', 1)).bytes.toString()).toBe('to archive');
   });
@@ -223,6 +239,36 @@ describe('digital twin store (Postgres): branches, revisions, constraints, prove
       expect.objectContaining({ workProductId: written.id, revision: 1, branch: 'main' }),
     ]);
     expect((await twin.accessOf(reader)).read).toEqual([expect.objectContaining({ workProductId: written.id, revision: 1 })]);
+  });
+
+  it('records the constraints revision an execution read, in its access and in the provenance of what it wrote', async () => {
+    const mesh = await put('main', 'judged mesh');
+    await twin.setConstraints(mesh.id, 'main', [{ kind: 'max_elements', max_elements: 10 }], alice);
+    await twin.setConstraints(mesh.id, 'main', [{ kind: 'max_elements', max_elements: 20 }], alice);
+    const executionId = '22222222-3333-4444-8555-666666666666';
+    const reader = { executionId };
+    await twin.readContent(mesh.id, 'main', undefined, reader);
+    expect((await twin.constraints(mesh.id, 'main', reader)).constraints?.revision).toBe(2);
+    await twin.constraints(mesh.id, 'main', reader);
+    const result = await twin.put(
+      { branch: 'main', kind: 'simulation_result', name: 'judged', bytes: text('{"passed":true}'), mediaType: 'application/json' },
+      { identity: `execution:${executionId}`, executionId },
+    );
+    const judgedAgainst = {
+      workProductId: mesh.id,
+      revision: 2,
+      branch: 'main',
+      constraints: [{ kind: 'max_elements', max_elements: 20 }],
+    };
+    expect((await twin.accessOf(executionId)).constraintsRead).toEqual([expect.objectContaining(judgedAgainst)]);
+    const provenance = await twin.provenance(result.id, 1);
+    expect(provenance.writerRead).toEqual([expect.objectContaining({ workProductId: mesh.id, revision: 1 })]);
+    expect(provenance.writerConstraintsRead).toEqual([expect.objectContaining(judgedAgainst)]);
+    // Written by a token: nothing read for it; a read without constraints records none.
+    expect((await twin.provenance(mesh.id, 1)).writerConstraintsRead).toEqual([]);
+    const plain = await put('main', 'unconstrained');
+    await twin.constraints(plain.id, 'main', { executionId: '33333333-4444-4555-8666-777777777777' });
+    expect((await twin.accessOf('33333333-4444-4555-8666-777777777777')).constraintsRead).toEqual([]);
   });
 
   it('lists work products current on a branch, filtered by kind and name, paged by id', async () => {

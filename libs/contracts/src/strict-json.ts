@@ -29,15 +29,18 @@ export class JsonRejected extends Error {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** Parses a request body: UTF-8, depth ≤ maxDepth, unique keys, storable text. */
-export function parseStrictJson(body: Uint8Array | string, maxDepth = MAX_JSON_DEPTH): unknown {
+/**
+ * Parses a request body (or JSON text another part of a request carries, named by `subject`, e.g.
+ * `metadata`): UTF-8, depth ≤ maxDepth, unique keys, storable text.
+ */
+export function parseStrictJson(body: Uint8Array | string, maxDepth = MAX_JSON_DEPTH, subject = 'body'): unknown {
   let text: string;
   if (typeof body === 'string') text = body;
   else {
     try {
       text = utf8.decode(body);
     } catch {
-      throw new JsonRejected('body is not valid UTF-8');
+      throw new JsonRejected(`${subject} is not valid UTF-8`);
     }
   }
   checkStructure(text, maxDepth);
@@ -46,7 +49,7 @@ export function parseStrictJson(body: Uint8Array | string, maxDepth = MAX_JSON_D
     // secure-json-parse: JSON.parse that refuses `__proto__` / `constructor.prototype` keys (prototype poisoning).
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
-    throw new JsonRejected(`body is not valid JSON: ${(error as Error).message}`);
+    throw new JsonRejected(`${subject} is not valid JSON: ${(error as Error).message}`);
   }
   assertStorableText(value);
   return value;

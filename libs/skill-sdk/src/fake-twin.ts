@@ -125,8 +125,9 @@ class InMemoryTwin implements FakeTwin {
 
   async readContent(id: string, options?: TwinBranchOption & { revision?: number }): Promise<WorkProductContent> {
     const branch = this.branchOf(options?.branch);
-    const { stored, current } = this.existing(id, branch);
     const wanted = options?.revision;
+    // As on the platform: a numbered revision stays readable when the work product is archived on the branch.
+    const { stored, current } = wanted === undefined ? this.existing(id, branch) : this.present(id, branch);
     const revision =
       wanted === undefined ? current : stored.revisions.find((r) => r.revision === wanted && this.visible(branch, r.branch, r.seq));
     if (!revision) {
@@ -142,8 +143,8 @@ class InMemoryTwin implements FakeTwin {
 
   async putWorkProduct(request: PutWorkProductRequest): Promise<{ id: string; revision: number; contentHash: string; branch: string }> {
     const branch = this.branchOf(request.branch);
-    // A revision is added only to a work product the writer can see on its branch, as on the platform.
-    if (request.id !== undefined) this.existing(request.id, branch);
+    // A revision is added only to a work product on the writer's branch, as on the platform (one archived there is restored).
+    if (request.id !== undefined) this.present(request.id, branch);
     const written = this.write({ ...request, branch }, `execution:${this.state.executionId}`, this.state.executionId);
     this.state.writes.push({ id: written.id, revision: written.revision, branch });
     return written;
@@ -274,6 +275,15 @@ class InMemoryTwin implements FakeTwin {
     if (!stored || !current) return null;
     const archival = this.latest(stored.archivals, branch);
     return archival && archival.seq > current.seq ? null : { stored, current };
+  }
+
+  /** The work product with its latest revision visible on the branch, archived there or not. */
+  private present(id: string, branch: string): { stored: StoredWorkProduct; current: StoredRevision } {
+    const stored = this.state.workProducts.get(id);
+    const current = stored && this.latest(stored.revisions, branch);
+    if (!stored || !current)
+      throw new TwinError('NOT_FOUND', `Work product ${id} not found on branch ${branch}`, { work_product_id: id, branch });
+    return { stored, current };
   }
 
   private existing(id: string, branch: string): { stored: StoredWorkProduct; current: StoredRevision } {

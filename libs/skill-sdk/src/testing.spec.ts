@@ -149,6 +149,11 @@ describe('createFakeTwin', () => {
     expect(await twin.listWorkProducts()).toEqual([]);
     await expect(twin.readContent(ID)).rejects.toMatchObject({ reason: 'NOT_FOUND' });
     expect(await twin.getWorkProduct(ID, { branch: 'kept' })).not.toBeNull();
+    // As on the platform: its revisions stay readable by number, and a new revision restores it.
+    expect((await twin.readContent(ID, { revision: 1 })).text()).toBe('x');
+    await twin.putWorkProduct({ ...MESH, id: ID, content: 'x' });
+    expect(await twin.getWorkProduct(ID)).not.toBeNull();
+    expect((await twin.readContent(ID)).text()).toBe('x');
   });
 
   it('lists the work products current on a branch, optionally of one kind', async () => {

@@ -17,9 +17,25 @@ import {
   checkWorkProductId,
   lineageOf,
 } from './twin-rules.js';
+import {
+  type Row,
+  branchNotFound,
+  kindMismatch,
+  revisionNotFound,
+  toBranch,
+  toConstraints,
+  toConstraintsRead,
+  toJoinedWorkProduct,
+  toRevision,
+  toWorkProduct,
+  workProductArchived,
+  workProductNotFound,
+} from './twin-rows.js';
 import type {
   BranchView,
+  ConstraintsRead,
   ConstraintsView,
+  ContentRead,
   ExecutionTwinAccess,
   ProvenanceView,
   RevisionView,
@@ -29,9 +45,10 @@ import type {
 
 export interface PutRequest {
   branch: string;
-  /** An existing work product to add a revision to; omitted: a new work product. */
+  /** An existing work product to add a revision to (archived on the branch or not); omitted: a new work product. */
   id?: string;
-  kind: string;
+  /** Required for a new work product; for a revision, it must match when given. */
+  kind?: string;
   /** Required for a new work product; for a revision, it must match when given. */
   name?: string;
   bytes: Buffer;
@@ -45,6 +62,19 @@ export interface ListQuery {
   /** The last id of the previous page. */
   after?: string;
   limit: number;
+  /** true: only the work products archived on the branch (current there: their archival marker); default: only those not archived. */
+  archived?: boolean;
+}
+
+/** A put's work product as current after it, and whether a revision was written. */
+export interface PutResult extends WorkProductView {
+  /** false when the current revision already held these bytes, media type and metadata: nothing was written. */
+  written: boolean;
+}
+
+/** An execution a read is recorded for (provenance). */
+export interface TwinReader {
+  executionId: string;
 }
 
 /** The visible-revision join: a revision counts on a branch when it is in the lineage and within its cutoff. */
@@ -55,7 +85,8 @@ const MAX_CACHED_LINEAGES = 1000;
 /**
  * The digital twin's store: branches, work products with immutable revisions (content in the
  * package store's blobs, by sha256), constraints, and the provenance of executions' reads and
- * writes. Nothing is deleted; archiving hides a work product on one branch.
+ * writes. Nothing is deleted; archiving hides a work product on one branch, where its revisions stay
+ * readable by number and a new revision restores it.
  *
  * Revision numbers are per work product across branches, assigned under the work product's row
  * lock, so concurrent writes never lose a revision; the time of a revision is taken after that lock,
@@ -146,20 +177,24 @@ export class TwinStore {
   // ── work products ─────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Writes a revision. With `id`, the work product must be visible on the branch and of the same kind;
-   * when its current revision there already has these bytes, media type and metadata, that revision
-   * is returned and nothing is written (so a retried skill does not pile up copies).
+   * Writes a revision. With `id`, the work product must be visible on the branch (archived there or
+   * not: a new revision restores an archived one) and of the same kind; when its current revision
+   * there already has these bytes, media type and metadata, that revision is returned and nothing is
+   * written (so a retried skill does not pile up copies).
    */
-  async put(request: PutRequest, writer: TwinWriter, options: { createWithId?: boolean } = {}): Promise<WorkProductView> {
+  async put(request: PutRequest, writer: TwinWriter, options: { createWithId?: boolean } = {}): Promise<PutResult> {
     const branch = checkBranchName(request.branch);
-    const kind = checkKind(request.kind);
     const id = request.id === undefined ? undefined : checkWorkProductId(request.id);
+    // A revision may leave the kind to the work product's own.
+    const kind = request.kind === undefined && id !== undefined ? undefined : checkKind(request.kind);
     const name = request.name === undefined ? undefined : checkName(request.name);
     if (id === undefined && name === undefined) throw invalid('name', 'is required for a new work product');
     const mediaType = checkMediaType(request.mediaType);
     const metadata = checkMetadata(request.metadata);
     checkContentSize(request.bytes.length, this.limits);
     const lineage = await this.lineage(branch);
+    // Checked again under the row lock below; here so that a revision of nothing stores no blob either.
+    if (id !== undefined && !options.createWithId && !(await this.latest(id, branch))) throw workProductNotFound(id, branch);
     const sha256 = createHash('sha256').update(request.bytes).digest('hex');
     // Blobs first: a revision never names a blob that is not there. An unused blob costs only space.
     await this.blobs.put([{ sha256, bytes: request.bytes }]);
@@ -171,6 +206,7 @@ export class TwinStore {
         // Only fixtures (a promotion's example) name the id of a work product that does not exist yet.
         if (!options.createWithId) throw workProductNotFound(id, branch);
         if (name === undefined) throw invalid('name', 'is required for a new work product');
+        if (kind === undefined) throw invalid('kind', 'is required for a new work product');
         await client.query(`INSERT INTO work_products (id, kind, name, created_by) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`, [
           id,
           kind,
@@ -180,14 +216,14 @@ export class TwinStore {
         workProduct = (await lock(id)).rows[0] as Row;
       }
       if (workProduct && id !== undefined) {
-        if (workProduct.kind !== kind) throw kindMismatch(id, workProduct.kind as string, kind);
+        if (kind !== undefined && workProduct.kind !== kind) throw kindMismatch(id, workProduct.kind as string, kind);
         if (name !== undefined && name !== workProduct.name) {
           throw invalid('name', `is '${workProduct.name as string}' for work product ${id}; names do not change`);
         }
         const current = await this.visibleRevision(client, id, lineage);
         if (!current && !options.createWithId) throw workProductNotFound(id, branch);
         if (current && !current.archived && sameContent(current, sha256, mediaType, metadata))
-          return toWorkProduct(workProduct, branch, current);
+          return { ...toWorkProduct(workProduct, branch, current), written: false };
       }
       if (!workProduct) {
         workProduct = (
@@ -208,37 +244,25 @@ export class TwinStore {
         size: request.bytes.length,
         metadata,
       });
-      return toWorkProduct(workProduct, branch, revision);
+      return { ...toWorkProduct(workProduct, branch, revision), written: true };
     });
   }
 
   /** The work product as current on the branch; null when it is not there or archived there. */
   async get(id: unknown, branch: unknown): Promise<WorkProductView | null> {
-    const checkedId = checkWorkProductId(id);
-    const lineage = await this.lineage(branch);
-    const result = await this.pool.query(
-      `SELECT r.*, w.kind, w.name, w.created_by AS wp_created_by, w.created_at AS wp_created_at
-       FROM work_product_revisions r ${VISIBLE} JOIN work_products w ON w.id = r.work_product_id
-       WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1`,
-      [checkedId, ...lineageParams(lineage)],
-    );
-    const row = result.rows[0];
-    if (!row || row.archived) return null;
-    return toWorkProduct(
-      { id: checkedId, kind: row.kind, name: row.name, created_by: row.wp_created_by, created_at: row.wp_created_at },
-      lineage[0]!.branch,
-      toRevision(row),
-    );
+    const found = await this.latest(id, branch);
+    return found && !found.current.archived ? found : null;
   }
 
-  /** As `get`, but WORK_PRODUCT_NOT_FOUND naming the id and the branch when it is not there. */
+  /** As `get`, but WORK_PRODUCT_NOT_FOUND naming the id and the branch (and saying so when it is archived there). */
   async require(id: unknown, branch: unknown): Promise<WorkProductView> {
-    const found = await this.get(id, branch);
+    const found = await this.latest(id, branch);
     if (!found) throw workProductNotFound(checkWorkProductId(id), checkBranchName(branch));
+    if (found.current.archived) throw workProductArchived(found);
     return found;
   }
 
-  /** Work products current on the branch (archived ones hidden), by id. */
+  /** Work products current on the branch (or, with `archived`, those archived there), by id. */
   async list(branch: unknown, query: ListQuery): Promise<WorkProductView[]> {
     const lineage = await this.lineage(branch);
     const kind = query.kind === undefined ? null : checkKind(query.kind);
@@ -249,21 +273,15 @@ export class TwinStore {
          FROM work_product_revisions r ${VISIBLE} JOIN work_products w ON w.id = r.work_product_id
          WHERE ($1::text IS NULL OR w.kind = $1) AND ($4::uuid IS NULL OR r.work_product_id > $4) AND ($5::text IS NULL OR w.name = $5)
          ORDER BY r.work_product_id, r.revision DESC
-       ) current WHERE NOT current.archived ORDER BY current.work_product_id LIMIT $6`,
-      [kind, ...lineageParams(lineage), after, query.name ?? null, query.limit],
+       ) current WHERE current.archived = $7 ORDER BY current.work_product_id LIMIT $6`,
+      [kind, ...lineageParams(lineage), after, query.name ?? null, query.limit, query.archived === true],
     );
-    return result.rows.map((row) =>
-      toWorkProduct(
-        { id: row.work_product_id, kind: row.kind, name: row.name, created_by: row.wp_created_by, created_at: row.wp_created_at },
-        lineage[0]!.branch,
-        toRevision(row),
-      ),
-    );
+    return result.rows.map((row) => toJoinedWorkProduct(row, lineage[0]!.branch));
   }
 
-  /** Every revision of the work product visible on the branch, newest first. */
+  /** Every revision of the work product visible on the branch, newest first; an archived one's too (its archival marker first). */
   async revisions(id: unknown, branch: unknown): Promise<RevisionView[]> {
-    const found = await this.require(id, branch);
+    const found = await this.latestOrThrow(id, branch);
     const lineage = await this.lineage(branch);
     const result = await this.pool.query(
       `SELECT r.* FROM work_product_revisions r ${VISIBLE} WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1000`,
@@ -273,37 +291,29 @@ export class TwinStore {
   }
 
   /**
-   * The content of the current revision on the branch, or of `revision` when it is visible there.
-   * `reader` records the read as the execution's provenance.
+   * The content of the current revision on the branch, or of `revision` when it is visible there:
+   * numbered revisions stay readable when the work product is archived there, "the current one" does
+   * not (it is hidden). `reader` records the read as the execution's provenance.
    */
   async readContent(
     id: unknown,
     branch: unknown,
     revision?: number,
-    reader?: { executionId: string },
+    reader?: TwinReader,
   ): Promise<{ workProduct: WorkProductView; revision: RevisionView; bytes: Buffer }> {
-    const workProduct = await this.require(id, branch);
+    if (revision !== undefined && (!Number.isInteger(revision) || revision < 1)) throw invalid('revision', 'must be a positive integer');
+    const workProduct = revision === undefined ? await this.require(id, branch) : await this.latestOrThrow(id, branch);
     let chosen = workProduct.current;
     if (revision !== undefined && revision !== chosen.revision) {
-      if (!Number.isInteger(revision) || revision < 1) throw invalid('revision', 'must be a positive integer');
       const lineage = await this.lineage(branch);
       const result = await this.pool.query(
         `SELECT r.* FROM work_product_revisions r ${VISIBLE} WHERE r.work_product_id = $1 AND r.revision = $4`,
         [workProduct.id, ...lineageParams(lineage), revision],
       );
-      if (!result.rows[0] || result.rows[0].archived) {
-        throw new TwinFailure(
-          'REVISION_NOT_FOUND',
-          `Work product ${workProduct.id} has no revision ${revision} on branch '${workProduct.branch}'`,
-          {
-            work_product_id: workProduct.id,
-            branch: workProduct.branch,
-            revision,
-          },
-        );
-      }
+      if (!result.rows[0]) throw revisionNotFound(workProduct.id, workProduct.branch, revision);
       chosen = toRevision(result.rows[0]);
     }
+    if (chosen.archived) throw revisionNotFound(workProduct.id, workProduct.branch, chosen.revision, true);
     const sha256 = (chosen.contentHash as string).slice('sha256:'.length);
     const bytes = (await this.blobs.get([sha256])).get(sha256);
     if (!bytes) throw new Error(`twin revision ${workProduct.id}#${chosen.revision} names missing blob ${sha256}`);
@@ -364,20 +374,35 @@ export class TwinStore {
     });
   }
 
-  /** The constraints current on the branch; null when none were ever set there (or inherited). */
-  async constraints(id: unknown, branch: unknown): Promise<{ workProduct: WorkProductView; constraints: ConstraintsView | null }> {
+  /**
+   * The constraints current on the branch; null when none were ever set there (or inherited).
+   * `reader` records the constraints revision read as the execution's provenance: what its results
+   * were judged against.
+   */
+  async constraints(
+    id: unknown,
+    branch: unknown,
+    reader?: TwinReader,
+  ): Promise<{ workProduct: WorkProductView; constraints: ConstraintsView | null }> {
     const workProduct = await this.require(id, branch);
     const lineage = await this.lineage(branch);
     const result = await this.pool.query(
       `SELECT r.* FROM work_product_constraints r ${VISIBLE} WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1`,
       [workProduct.id, ...lineageParams(lineage)],
     );
-    return { workProduct, constraints: result.rows[0] ? toConstraints(result.rows[0]) : null };
+    const constraints = result.rows[0] ? toConstraints(result.rows[0]) : null;
+    if (reader && constraints) {
+      await this.pool.query(
+        `INSERT INTO twin_constraint_reads (execution_id, work_product_id, revision) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [reader.executionId, workProduct.id, constraints.revision],
+      );
+    }
+    return { workProduct, constraints };
   }
 
   // ── provenance ────────────────────────────────────────────────────────────────────────────────
 
-  /** Who wrote a revision and which executions read it. */
+  /** Who wrote a revision (with what that execution read) and which executions read it. */
   async provenance(id: unknown, revision: number): Promise<ProvenanceView> {
     const checkedId = checkWorkProductId(id);
     const found = await this.pool.query(`SELECT * FROM work_product_revisions WHERE work_product_id = $1 AND revision = $2`, [
@@ -390,30 +415,33 @@ export class TwinStore {
         revision,
       });
     }
-    const reads = await this.pool.query(
-      `SELECT execution_id, at FROM twin_reads WHERE work_product_id = $1 AND revision = $2 ORDER BY at, execution_id LIMIT 1000`,
-      [checkedId, revision],
-    );
+    const written = toRevision(found.rows[0]);
+    const [reads, writer] = await Promise.all([
+      this.pool.query(
+        `SELECT execution_id, at FROM twin_reads WHERE work_product_id = $1 AND revision = $2 ORDER BY at, execution_id LIMIT 1000`,
+        [checkedId, revision],
+      ),
+      written.executionId ? this.readsOf(written.executionId) : { read: [], constraintsRead: [] },
+    ]);
     return {
-      revision: toRevision(found.rows[0]),
+      revision: written,
       readBy: reads.rows.map((row) => ({ executionId: row.execution_id as string, at: row.at as Date })),
+      writerRead: writer.read,
+      writerConstraintsRead: writer.constraintsRead,
     };
   }
 
-  /** The revisions one execution read and wrote. */
+  /** The revisions one execution read (content and constraints) and wrote. */
   async accessOf(executionId: string): Promise<ExecutionTwinAccess> {
     const [reads, writes] = await Promise.all([
-      this.pool.query(
-        `SELECT work_product_id, revision, at FROM twin_reads WHERE execution_id = $1 ORDER BY at, work_product_id LIMIT 1000`,
-        [executionId],
-      ),
+      this.readsOf(executionId),
       this.pool.query(
         `SELECT work_product_id, revision, branch, created_at FROM work_product_revisions WHERE execution_id = $1 ORDER BY created_at LIMIT 1000`,
         [executionId],
       ),
     ]);
     return {
-      read: reads.rows.map((row) => ({ workProductId: row.work_product_id, revision: row.revision, at: row.at })),
+      ...reads,
       wrote: writes.rows.map((row) => ({
         workProductId: row.work_product_id,
         revision: row.revision,
@@ -424,6 +452,45 @@ export class TwinStore {
   }
 
   // ── internals ─────────────────────────────────────────────────────────────────────────────────
+
+  /** The work product with its latest revision visible on the branch, an archival marker included; null when it is not there. */
+  private async latest(id: unknown, branch: unknown): Promise<WorkProductView | null> {
+    const checkedId = checkWorkProductId(id);
+    const lineage = await this.lineage(branch);
+    const result = await this.pool.query(
+      `SELECT r.*, w.kind, w.name, w.created_by AS wp_created_by, w.created_at AS wp_created_at
+       FROM work_product_revisions r ${VISIBLE} JOIN work_products w ON w.id = r.work_product_id
+       WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1`,
+      [checkedId, ...lineageParams(lineage)],
+    );
+    return result.rows[0] ? toJoinedWorkProduct(result.rows[0], lineage[0]!.branch) : null;
+  }
+
+  /** As `latest`, archived or not, but WORK_PRODUCT_NOT_FOUND when it is not on the branch at all. */
+  private async latestOrThrow(id: unknown, branch: unknown): Promise<WorkProductView> {
+    const found = await this.latest(id, branch);
+    if (!found) throw workProductNotFound(checkWorkProductId(id), checkBranchName(branch));
+    return found;
+  }
+
+  private async readsOf(executionId: string): Promise<{ read: ContentRead[]; constraintsRead: ConstraintsRead[] }> {
+    const [content, constraints] = await Promise.all([
+      this.pool.query(
+        `SELECT work_product_id, revision, at FROM twin_reads WHERE execution_id = $1 ORDER BY at, work_product_id LIMIT 1000`,
+        [executionId],
+      ),
+      this.pool.query(
+        `SELECT c.work_product_id, c.revision, w.branch, w.constraints, c.at
+         FROM twin_constraint_reads c JOIN work_product_constraints w ON w.work_product_id = c.work_product_id AND w.revision = c.revision
+         WHERE c.execution_id = $1 ORDER BY c.at, c.work_product_id, c.revision LIMIT 1000`,
+        [executionId],
+      ),
+    ]);
+    return {
+      read: content.rows.map((row) => ({ workProductId: row.work_product_id, revision: row.revision, at: row.at })),
+      constraintsRead: constraints.rows.map(toConstraintsRead),
+    };
+  }
 
   private async visibleRevision(client: pg.PoolClient, id: string, lineage: LineageStep[]): Promise<RevisionView | null> {
     const result = await client.query(
@@ -519,74 +586,4 @@ function canonicalJson(value: unknown): string {
         )
       : inner,
   );
-}
-
-function branchNotFound(branch: string): TwinFailure {
-  return new TwinFailure('BRANCH_NOT_FOUND', `No branch '${branch}' in the twin`, { branch });
-}
-
-export function workProductNotFound(id: string, branch: string): TwinFailure {
-  return new TwinFailure('WORK_PRODUCT_NOT_FOUND', `Work product ${id} not found on branch '${branch}'`, { work_product_id: id, branch });
-}
-
-function kindMismatch(id: string, kind: string, asked: string): TwinFailure {
-  return new TwinFailure('KIND_MISMATCH', `Work product ${id} is a ${kind}, not a ${asked}`, {
-    work_product_id: id,
-    kind,
-    requested_kind: asked,
-  });
-}
-
-type Row = Record<string, unknown>;
-
-function toBranch(row: Row): BranchView {
-  return {
-    name: row.name as string,
-    parent: (row.parent as string | null) ?? null,
-    forkedAt: (row.forked_at as Date | null) ?? null,
-    purpose: row.purpose as BranchView['purpose'],
-    bytesWritten: Number(row.bytes_written),
-    createdBy: row.created_by as string,
-    createdAt: row.created_at as Date,
-  };
-}
-
-function toRevision(row: Row): RevisionView {
-  return {
-    workProductId: row.work_product_id as string,
-    revision: row.revision as number,
-    branch: row.branch as string,
-    archived: row.archived as boolean,
-    contentHash: row.sha256 ? `sha256:${row.sha256 as string}` : null,
-    mediaType: (row.media_type as string | null) ?? null,
-    size: Number(row.size),
-    metadata: (row.metadata as Record<string, unknown>) ?? {},
-    createdBy: row.created_by as string,
-    executionId: (row.execution_id as string | null) ?? null,
-    createdAt: row.created_at as Date,
-  };
-}
-
-function toWorkProduct(row: Row, branch: string, current: RevisionView): WorkProductView {
-  return {
-    id: row.id as string,
-    kind: row.kind as string,
-    name: row.name as string,
-    branch,
-    createdBy: row.created_by as string,
-    createdAt: row.created_at as Date,
-    current,
-  };
-}
-
-function toConstraints(row: Row): ConstraintsView {
-  return {
-    workProductId: row.work_product_id as string,
-    revision: row.revision as number,
-    branch: row.branch as string,
-    constraints: row.constraints as Record<string, unknown>[],
-    createdBy: row.created_by as string,
-    executionId: (row.execution_id as string | null) ?? null,
-    createdAt: row.created_at as Date,
-  };
 }

@@ -48,15 +48,40 @@ export interface ConstraintsView {
   createdAt: Date;
 }
 
+/** A revision of a work product's content an execution read. */
+export interface ContentRead {
+  workProductId: string;
+  revision: number;
+  at: Date;
+}
+
+/** A revision of a work product's constraints an execution read: what its results were judged against. */
+export interface ConstraintsRead {
+  workProductId: string;
+  /** The constraints revision (numbered per work product, like ConstraintsView.revision). */
+  revision: number;
+  /** The branch that constraints revision was set on. */
+  branch: string;
+  constraints: Record<string, unknown>[];
+  at: Date;
+}
+
 export interface ProvenanceView {
   revision: RevisionView;
   /** Executions that read this revision, oldest first. */
   readBy: { executionId: string; at: Date }[];
+  /**
+   * What the execution that wrote this revision read (empty when a token wrote it): the content
+   * revisions, and the constraints revisions the result was judged against.
+   */
+  writerRead: ContentRead[];
+  writerConstraintsRead: ConstraintsRead[];
 }
 
 /** What one execution read and wrote. */
 export interface ExecutionTwinAccess {
-  read: { workProductId: string; revision: number; at: Date }[];
+  read: ContentRead[];
+  constraintsRead: ConstraintsRead[];
   wrote: { workProductId: string; revision: number; branch: string; at: Date }[];
 }
 

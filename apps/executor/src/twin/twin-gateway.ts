@@ -19,7 +19,8 @@ const MAX_LISTED = 1000;
 /**
  * Serves the twin calls of sandboxed handlers (which have no database access) from the twin store:
  * reads and writes default to the execution's branch, writes are recorded as the execution's
- * (`execution:<id>`), every content read is recorded as its provenance, and each is an event.
+ * (`execution:<id>`), every content and constraints read is recorded as its provenance, and each
+ * content read and write is an event.
  */
 @Injectable()
 export class TwinGateway {
@@ -98,7 +99,8 @@ export class TwinGateway {
       case 'listWorkProducts':
         return (await this.twin.list(branchOf(0), { kind: options(0).kind, limit: MAX_LISTED })).map(toSdkWorkProduct);
       case 'getConstraints':
-        return (await this.twin.constraints(args[0], branchOf(1))).constraints?.constraints ?? [];
+        // The constraints revision read is the execution's provenance: what its results were judged against.
+        return (await this.twin.constraints(args[0], branchOf(1), { executionId: caller.executionId })).constraints?.constraints ?? [];
     }
   }
 }

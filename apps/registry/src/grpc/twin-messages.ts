@@ -2,11 +2,12 @@ import type { BranchView, ConstraintsView, ExecutionTwinAccess, ProvenanceView, 
 import {
   presentBranch,
   presentConstraints,
+  presentExecutionTwinAccess,
   presentProvenance,
   presentRevision,
   presentWorkProduct,
-  twinUri,
 } from '../twin/twin.presenter.js';
+import type { ConstraintsReadWire } from '../twin/twin.views.js';
 import { toStruct, toTimestamp } from './proto-values.js';
 
 /**
@@ -54,9 +55,22 @@ export function provenanceMessage(provenance: ProvenanceView) {
   return {
     work_product_id: json.work_product_id,
     revision: revisionMessage(provenance.revision),
-    written_by: { identity: json.written_by.identity, execution_id: json.written_by.execution_id ?? undefined },
+    written_by: {
+      identity: json.written_by.identity,
+      execution_id: json.written_by.execution_id ?? undefined,
+      read: json.written_by.read.map(contentReadMessage),
+      constraints_read: json.written_by.constraints_read.map(constraintsReadMessage),
+    },
     read_by: json.read_by.map((read) => ({ execution_id: read.execution_id, at: toTimestamp(read.at) })),
   };
+}
+
+function contentReadMessage(read: { work_product_id: string; revision: number; at: string }) {
+  return { ...read, at: toTimestamp(read.at) };
+}
+
+function constraintsReadMessage(read: ConstraintsReadWire) {
+  return { ...read, constraints: read.constraints.map((constraint) => toStruct(constraint)), at: toTimestamp(read.at) };
 }
 
 /** The bytes of a revision with what REST sends as headers (ETag = content hash, X-Revision, Content-Type). */
@@ -74,16 +88,11 @@ export function contentMessage(workProduct: WorkProductView, revision: RevisionV
 
 /** What GET /v1/executions/{id}/twin answers. */
 export function executionTwinAccessMessage(execution: { id: string; branch: string }, access: ExecutionTwinAccess) {
+  const json = presentExecutionTwinAccess(execution, access);
   return {
-    execution_id: execution.id,
-    branch: execution.branch,
-    read: access.read.map((read) => ({ work_product_id: read.workProductId, revision: read.revision, at: toTimestamp(read.at) })),
-    wrote: access.wrote.map((write) => ({
-      work_product_id: write.workProductId,
-      revision: write.revision,
-      branch: write.branch,
-      uri: twinUri(write.branch, write.workProductId),
-      at: toTimestamp(write.at),
-    })),
+    ...json,
+    read: json.read.map(contentReadMessage),
+    constraints_read: json.constraints_read.map(constraintsReadMessage),
+    wrote: json.wrote.map((write) => ({ ...write, at: toTimestamp(write.at) })),
   };
 }

@@ -48,8 +48,8 @@ export interface PutWorkProductRequest {
   metadata?: ProtoStruct | null;
 }
 
-/** The put, without the kind when a revision leaves it to the work product's own. */
-export function parsePutWorkProduct(request: PutWorkProductRequest): Omit<PutRequest, 'kind'> & { kind?: string } {
+/** The put; a revision may leave the kind to the work product's own. */
+export function parsePutWorkProduct(request: PutWorkProductRequest): PutRequest {
   const id = given(request.id);
   return {
     branch: branchOf(request.branch),
@@ -68,13 +68,17 @@ export interface ListWorkProductsRequest {
   name?: string;
   cursor?: string;
   limit?: number;
+  archived?: boolean;
 }
 
 export function parseListWorkProducts(request: ListWorkProductsRequest) {
   const query = parseWorkProductListQuery(
     compact({ kind: given(request.kind), name: given(request.name), cursor: given(request.cursor), limit: given(request.limit) }),
   );
-  return { branch: branchOf(request.branch), query: { kind: query.kind, name: query.name, after: query.cursor, limit: query.limit } };
+  return {
+    branch: branchOf(request.branch),
+    query: { kind: query.kind, name: query.name, after: query.cursor, limit: query.limit, archived: request.archived === true },
+  };
 }
 
 /** A work product on a branch: GetWorkProduct, ListRevisions, ArchiveWorkProduct, Get/SetConstraints. */

@@ -69,11 +69,9 @@ export class TwinGrpcController {
   @GrpcMethod(GRPC_TWIN_SERVICE, 'PutWorkProduct')
   @GrpcAnyToken()
   async putWorkProduct(@Payload() request: PutWorkProductRequest, @GrpcCaller() principal: Principal) {
-    const put = parsePutWorkProduct(request);
-    // A revision: the work product must be visible on the branch; its kind is the default.
-    const existing = put.id === undefined ? null : await this.twin.require(put.id, put.branch);
-    const written = await this.twin.put({ ...put, kind: put.kind ?? (existing?.kind as string) }, principal);
-    return { work_product: workProductMessage(written), created: written.current.revision !== existing?.current.revision };
+    // A revision of a work product archived on the branch restores it there.
+    const written = await this.twin.put(parsePutWorkProduct(request), principal);
+    return { work_product: workProductMessage(written), created: written.written };
   }
 
   @GrpcMethod(GRPC_TWIN_SERVICE, 'ListWorkProducts')

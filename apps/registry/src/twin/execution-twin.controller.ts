@@ -6,7 +6,7 @@ import { executionIdParam, parseExecutionId } from '../executions/executions.dto
 import { ApiJson, ApiProblems } from '../openapi/api-decorators.js';
 import { inlineSchema } from '../openapi/openapi-components.js';
 import { type ExecutionTwinAccessWire, executionTwinAccessView } from './twin.views.js';
-import { twinUri } from './twin.presenter.js';
+import { presentExecutionTwinAccess } from './twin.presenter.js';
 
 /** An execution's provenance in the twin: the revisions it read and the ones it wrote. */
 @ApiTags('twin')
@@ -18,24 +18,15 @@ export class ExecutionTwinController {
   ) {}
 
   @Get(':id/twin')
-  @ApiOperation({ summary: 'The twin revisions an execution read and wrote (provenance), on its branch' })
+  @ApiOperation({
+    summary:
+      'The twin revisions an execution read and wrote (provenance), on its branch: content and constraints revisions read, revisions written',
+  })
   @ApiParam({ name: 'id', schema: inlineSchema(executionIdParam), description: 'The execution id' })
   @ApiJson(200, executionTwinAccessView, { description: 'What the execution read and wrote' })
   @ApiProblems('EXECUTION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async access(@Param('id') rawId: string): Promise<ExecutionTwinAccessWire> {
     const execution = await this.executions.get(parseExecutionId(rawId));
-    const access = await this.twin.accessOf(execution.id);
-    return {
-      execution_id: execution.id,
-      branch: execution.branch,
-      read: access.read.map((read) => ({ work_product_id: read.workProductId, revision: read.revision, at: read.at.toISOString() })),
-      wrote: access.wrote.map((write) => ({
-        work_product_id: write.workProductId,
-        revision: write.revision,
-        branch: write.branch,
-        uri: twinUri(write.branch, write.workProductId),
-        at: write.at.toISOString(),
-      })),
-    };
+    return presentExecutionTwinAccess(execution, await this.twin.accessOf(execution.id));
   }
 }

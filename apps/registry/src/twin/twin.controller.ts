@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Headers, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TwinStore, twinLimitsOf } from '#twin/index.js';
 import { isTextMediaType } from '#package-store/index.js';
 import { AnyToken, CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ApiBinaryBody, ApiContent, ApiJson, ApiNotModified, ApiProblems, ApiQueryParams, BINARY } from '../openapi/api-decorators.js';
+import { ApiContent, ApiJson, ApiNotModified, ApiProblems, ApiQueryParams, BINARY } from '../openapi/api-decorators.js';
 import {
   type BranchWire,
   type ConstraintsWire,
@@ -35,12 +35,11 @@ import {
   parseContentQuery,
   parseCreateBranchBody,
   parseRevisionParam,
-  parseRevisionUploadQuery,
-  parseUploadQuery,
   parseWorkProductListQuery,
 } from './twin.dto.js';
 import { presentBranch, presentConstraints, presentProvenance, presentRevision, presentWorkProduct } from './twin.presenter.js';
-import { readUpload, uploadMediaType } from './twin-uploads.js';
+import { ApiUploadBody, METADATA_HEADER_DESCRIPTION, METADATA_QUERY_DESCRIPTION } from './twin-upload-docs.js';
+import { METADATA_HEADER, readWorkProductUpload } from './twin-upload-request.js';
 
 /**
  * The digital twin over REST: branches, work products (raw uploads, downloads with the content hash
@@ -103,12 +102,16 @@ export class TwinController {
   }
 
   @Get('branches/:branch/work-products')
-  @ApiOperation({ summary: 'Work products current on the branch (archived ones hidden), by id; filter by kind or name' })
+  @ApiOperation({
+    summary: 'Work products current on the branch (archived ones hidden; archived=true lists only those), by id; filter by kind or name',
+  })
   @ApiQueryParams(workProductListQuery, {
     kind: 'Only work products of this kind',
     name: 'Only work products of this name',
     cursor: 'next_cursor of the previous page',
     limit: 'Page size, 1–100 (default 50)',
+    archived:
+      'true: only the work products archived on the branch (`current` is their archival marker; their revisions stay readable by number, a new revision restores one)',
   })
   @ApiJson(200, workProductListView, { description: 'A page of work products, by id' })
   @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'DATABASE_UNAVAILABLE')
@@ -117,25 +120,34 @@ export class TwinController {
     @Query() rawQuery: unknown,
   ): Promise<{ items: WorkProductWire[]; next_cursor: string | null }> {
     const query = parseWorkProductListQuery(rawQuery);
-    const items = await this.twin.list(branch, { kind: query.kind, name: query.name, after: query.cursor, limit: query.limit });
+    const items = await this.twin.list(branch, {
+      kind: query.kind,
+      name: query.name,
+      after: query.cursor,
+      limit: query.limit,
+      archived: query.archived === 'true',
+    });
     return { items: items.map(presentWorkProduct), next_cursor: items.length === query.limit ? (items.at(-1)?.id ?? null) : null };
   }
 
   @Post('branches/:branch/work-products')
   @AnyToken()
   @ApiOperation({
-    summary: 'Upload a new work product: the raw content as the body, its media type as Content-Type: 201 with revision 1',
-    description: '413 TWIN_TOO_LARGE over TWIN_MAX_REVISION_BYTES or the branch quota; 415 for forms or a missing media type.',
+    summary:
+      'Upload a new work product: the raw content as the body, its media type as Content-Type (or the JSON form): 201 with revision 1',
+    description:
+      '413 TWIN_TOO_LARGE over TWIN_MAX_REVISION_BYTES or the branch quota; 415 for forms or a missing media type. ' +
+      'Metadata goes in the query, the X-Twin-Metadata header or the JSON form; only the JSON form takes it up to its full 16 KiB.',
   })
-  @ApiConsumes('*/*')
-  @ApiBinaryBody('The content, in its media type (Content-Type); not a form')
+  @ApiUploadBody('work-product')
+  @ApiHeader({ name: METADATA_HEADER, required: false, description: METADATA_HEADER_DESCRIPTION })
   @ApiQueryParams(uploadQuery, {
-    kind: 'cad_model, mesh, netlist, pcb, simulation_result, report, ... (lower_snake_case)',
-    name: 'The name of the work product',
-    metadata: 'A JSON object, URL-encoded',
+    kind: 'cad_model, mesh, netlist, pcb, simulation_result, report, ... (lower_snake_case); required with raw content',
+    name: 'The name of the work product; required with raw content',
+    metadata: METADATA_QUERY_DESCRIPTION,
   })
   @ApiJson(201, workProductView, { description: 'The new work product at revision 1', headers: ['Location'] })
-  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'TWIN_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'DATABASE_UNAVAILABLE')
+  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'TWIN_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'MALFORMED_JSON', 'DATABASE_UNAVAILABLE')
   async upload(
     @Param('branch') branch: string,
     @Query() rawQuery: unknown,
@@ -143,12 +155,8 @@ export class TwinController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WorkProductWire> {
-    const query = parseUploadQuery(rawQuery);
-    const bytes = await readUpload(request, twinLimitsOf(this.config));
-    const created = await this.twin.put(
-      { branch, kind: query.kind, name: query.name, bytes, mediaType: uploadMediaType(request), metadata: query.metadata },
-      principal,
-    );
+    const upload = await readWorkProductUpload(request, rawQuery, 'work-product', twinLimitsOf(this.config));
+    const created = await this.twin.put({ branch, ...upload }, principal);
     reply.status(201).header('Location', `/v1/twin/branches/${created.branch}/work-products/${created.id}`);
     return presentWorkProduct(created);
   }
@@ -165,13 +173,23 @@ export class TwinController {
   @AnyToken()
   @ApiOperation({
     summary: 'Upload a new revision on the branch: 201, or 200 when the content, media type and metadata equal the current revision',
+    description:
+      'A revision of a work product archived on the branch restores it there (201). The raw content or the JSON form, ' +
+      'as for a new work product (without kind and name).',
   })
-  @ApiConsumes('*/*')
-  @ApiBinaryBody('The content, in its media type (Content-Type); not a form')
-  @ApiQueryParams(revisionUploadQuery, { metadata: 'A JSON object, URL-encoded' })
+  @ApiUploadBody('revision')
+  @ApiHeader({ name: METADATA_HEADER, required: false, description: METADATA_HEADER_DESCRIPTION })
+  @ApiQueryParams(revisionUploadQuery, { metadata: METADATA_QUERY_DESCRIPTION })
   @ApiJson(201, workProductView, { description: 'A new revision was written' })
   @ApiJson(200, workProductView, { description: 'Nothing changed: content, media type and metadata equal the current revision' })
-  @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'TWIN_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'DATABASE_UNAVAILABLE')
+  @ApiProblems(
+    'TWIN_BRANCH_NOT_FOUND',
+    'WORK_PRODUCT_NOT_FOUND',
+    'TWIN_TOO_LARGE',
+    'UNSUPPORTED_MEDIA_TYPE',
+    'MALFORMED_JSON',
+    'DATABASE_UNAVAILABLE',
+  )
   async uploadRevision(
     @Param('branch') branch: string,
     @Param('id') id: string,
@@ -180,19 +198,16 @@ export class TwinController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WorkProductWire> {
-    const query = parseRevisionUploadQuery(rawQuery);
-    const existing = await this.twin.require(id, branch);
-    const bytes = await readUpload(request, twinLimitsOf(this.config));
-    const written = await this.twin.put(
-      { branch, id: existing.id, kind: existing.kind, bytes, mediaType: uploadMediaType(request), metadata: query.metadata },
-      principal,
-    );
-    reply.status(written.current.revision === existing.current.revision ? 200 : 201);
+    const upload = await readWorkProductUpload(request, rawQuery, 'revision', twinLimitsOf(this.config));
+    const written = await this.twin.put({ branch, id, ...upload }, principal);
+    reply.status(written.written ? 201 : 200);
     return presentWorkProduct(written);
   }
 
   @Get('branches/:branch/work-products/:id/revisions')
-  @ApiOperation({ summary: 'Revisions of the work product visible on the branch, newest first' })
+  @ApiOperation({
+    summary: 'Revisions of the work product visible on the branch, newest first; also of one archived there (its archival marker first)',
+  })
   @ApiJson(200, revisionListView, { description: 'The revisions' })
   @ApiProblems('TWIN_BRANCH_NOT_FOUND', 'WORK_PRODUCT_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async revisions(@Param('branch') branch: string, @Param('id') id: string): Promise<{ items: RevisionWire[] }> {
@@ -202,8 +217,11 @@ export class TwinController {
   @Get('branches/:branch/work-products/:id/content')
   @ApiOperation({
     summary: 'The content of the current (or ?revision=) revision, byte for byte; ETag = its content hash, 304 on If-None-Match',
+    description:
+      'A numbered revision stays readable when the work product is archived on the branch; the current one is then 404 ' +
+      'WORK_PRODUCT_NOT_FOUND (hidden), and the number of its archival marker 404 REVISION_NOT_FOUND (no content).',
   })
-  @ApiQueryParams(contentQuery, { revision: 'A revision number (default: the current revision)' })
+  @ApiQueryParams(contentQuery, { revision: 'A revision number (default: the current revision); readable when archived too' })
   @ApiContent(
     200,
     { '*/*': BINARY },
@@ -277,7 +295,10 @@ export class TwinController {
   }
 
   @Get('work-products/:id/revisions/:revision/provenance')
-  @ApiOperation({ summary: 'Who wrote a revision (identity, execution) and which executions read it' })
+  @ApiOperation({
+    summary:
+      'Who wrote a revision (identity, execution, and what that execution read: content revisions and the constraints revisions the result was judged against) and which executions read it',
+  })
   @ApiJson(200, provenanceView, { description: 'The provenance of the revision' })
   @ApiProblems('WORK_PRODUCT_NOT_FOUND', 'REVISION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async provenance(@Param('id') id: string, @Param('revision') revision: string): Promise<ProvenanceWire> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JsonRejected, parseStrictJson } from '#contracts/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { parseOrThrow } from '../validation.js';
 
@@ -35,9 +36,32 @@ export const parseCreateBranchBody = (raw: unknown) =>
   );
 
 export const workProductListQuery = z
-  .object({ kind: z.string().max(100).optional(), name: z.string().max(200).optional(), cursor, limit })
+  .object({
+    kind: z.string().max(100).optional(),
+    name: z.string().max(200).optional(),
+    cursor,
+    limit,
+    archived: z.enum(['true', 'false']).optional(),
+  })
   .strict();
 export const parseWorkProductListQuery = (raw: unknown) => parseOrThrow(workProductListQuery, raw, 'query');
+
+/**
+ * Metadata sent as text beside raw content (the query's `metadata`, the X-Twin-Metadata header): a
+ * JSON object, read as strictly as a JSON body (no duplicate keys, no `__proto__` or
+ * `constructor.prototype`, storable text, bounded depth); the problem, or the object.
+ */
+export function metadataFromText(text: string): { metadata: Record<string, unknown> } | { problem: string } {
+  let parsed: unknown;
+  try {
+    parsed = parseStrictJson(text, undefined, 'metadata');
+  } catch (error) {
+    if (error instanceof JsonRejected) return { problem: `must be a JSON object: ${error.message}` };
+    throw error;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { problem: 'must be a JSON object' };
+  return { metadata: parsed as Record<string, unknown> };
+}
 
 const metadata = z
   .string()
@@ -45,17 +69,14 @@ const metadata = z
   .optional()
   .transform((text, context) => {
     if (text === undefined) return undefined;
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-      return parsed as Record<string, unknown>;
-    } catch {
-      context.addIssue({ code: 'custom', message: 'must be a JSON object (URL-encoded)' });
-      return z.NEVER;
-    }
+    const read = metadataFromText(text);
+    if ('metadata' in read) return read.metadata;
+    context.addIssue({ code: 'custom', message: `${read.problem} (URL-encoded)` });
+    return z.NEVER;
   });
 
-export const uploadQuery = z.object({ kind: z.string().max(100), name: z.string().max(400), metadata }).strict();
+/** kind and name are required with raw content (twin-upload-request.ts says so); the JSON form carries them in its body. */
+export const uploadQuery = z.object({ kind: z.string().max(100).optional(), name: z.string().max(400).optional(), metadata }).strict();
 export const parseUploadQuery = (raw: unknown) => parseOrThrow(uploadQuery, raw, 'query');
 export const revisionUploadQuery = z.object({ metadata }).strict();
 export const parseRevisionUploadQuery = (raw: unknown) => parseOrThrow(revisionUploadQuery, raw, 'query');

@@ -1,5 +1,22 @@
-import type { BranchView, ConstraintsView, ProvenanceView, RevisionView, WorkProductView } from '#twin/index.js';
-import type { BranchWire, ConstraintsWire, ProvenanceWire, RevisionWire, WorkProductWire } from './twin.views.js';
+import type {
+  BranchView,
+  ConstraintsRead,
+  ConstraintsView,
+  ContentRead,
+  ExecutionTwinAccess,
+  ProvenanceView,
+  RevisionView,
+  WorkProductView,
+} from '#twin/index.js';
+import type {
+  BranchWire,
+  ConstraintsReadWire,
+  ConstraintsWire,
+  ExecutionTwinAccessWire,
+  ProvenanceWire,
+  RevisionWire,
+  WorkProductWire,
+} from './twin.views.js';
 
 /** The twin's views on the wire (REST and MCP): snake_case, ISO times; exactly the views of twin.views.ts. */
 
@@ -59,8 +76,47 @@ export function presentProvenance(provenance: ProvenanceView): ProvenanceWire {
   return {
     work_product_id: provenance.revision.workProductId,
     revision: presentRevision(provenance.revision),
-    written_by: { identity: provenance.revision.createdBy, execution_id: provenance.revision.executionId },
+    written_by: {
+      identity: provenance.revision.createdBy,
+      execution_id: provenance.revision.executionId,
+      read: provenance.writerRead.map(presentContentRead),
+      constraints_read: provenance.writerConstraintsRead.map(presentConstraintsRead),
+    },
     read_by: provenance.readBy.map((read) => ({ execution_id: read.executionId, at: read.at.toISOString() })),
+  };
+}
+
+/** What GET /v1/executions/{id}/twin answers. */
+export function presentExecutionTwinAccess(
+  execution: { id: string; branch: string },
+  access: ExecutionTwinAccess,
+): ExecutionTwinAccessWire {
+  return {
+    execution_id: execution.id,
+    branch: execution.branch,
+    read: access.read.map(presentContentRead),
+    constraints_read: access.constraintsRead.map(presentConstraintsRead),
+    wrote: access.wrote.map((write) => ({
+      work_product_id: write.workProductId,
+      revision: write.revision,
+      branch: write.branch,
+      uri: twinUri(write.branch, write.workProductId),
+      at: write.at.toISOString(),
+    })),
+  };
+}
+
+function presentContentRead(read: ContentRead) {
+  return { work_product_id: read.workProductId, revision: read.revision, at: read.at.toISOString() };
+}
+
+function presentConstraintsRead(read: ConstraintsRead): ConstraintsReadWire {
+  return {
+    work_product_id: read.workProductId,
+    revision: read.revision,
+    branch: read.branch,
+    constraints: read.constraints,
+    at: read.at.toISOString(),
   };
 }
 

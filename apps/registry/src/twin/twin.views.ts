@@ -73,15 +73,36 @@ export const constraintsView = apiComponent(
   "A work product's constraints current on a branch (revision null when none are set)",
 );
 
+const contentReadView = z.object({ work_product_id: z.string(), revision: z.number().int(), at: isoDateTime });
+
+export const constraintsReadView = apiComponent(
+  'TwinConstraintsRead',
+  z.object({
+    work_product_id: z.string(),
+    revision: z.number().int().describe('The constraints revision read'),
+    branch: z.string().describe('The branch that constraints revision was set on'),
+    constraints: z.array(jsonObject).describe('The constraints of that revision'),
+    at: isoDateTime,
+  }),
+  "A revision of a work product's constraints an execution read: what its results were judged against",
+);
+
 export const provenanceView = apiComponent(
   'TwinProvenance',
   z.object({
     work_product_id: z.string(),
     revision: revisionView,
-    written_by: z.object({ identity: z.string(), execution_id: z.string().nullable() }),
+    written_by: z.object({
+      identity: z.string(),
+      execution_id: z.string().nullable(),
+      read: z.array(contentReadView).describe('The content revisions the writing execution read (empty when a token wrote it)'),
+      constraints_read: z
+        .array(constraintsReadView)
+        .describe('The constraints revisions the writing execution read: what the result was judged against (empty when a token wrote it)'),
+    }),
     read_by: z.array(z.object({ execution_id: z.string(), at: isoDateTime })),
   }),
-  'Who wrote a revision and which executions read it',
+  'Who wrote a revision (and what that execution read) and which executions read it',
 );
 
 export const executionTwinAccessView = apiComponent(
@@ -89,12 +110,13 @@ export const executionTwinAccessView = apiComponent(
   z.object({
     execution_id: z.string(),
     branch: z.string(),
-    read: z.array(z.object({ work_product_id: z.string(), revision: z.number().int(), at: isoDateTime })),
+    read: z.array(contentReadView).describe('Content revisions it read'),
+    constraints_read: z.array(constraintsReadView).describe('Constraints revisions it read: what its results were judged against'),
     wrote: z.array(
       z.object({ work_product_id: z.string(), revision: z.number().int(), branch: z.string(), uri: z.string(), at: isoDateTime }),
     ),
   }),
-  'The twin revisions an execution read and wrote',
+  'The twin revisions an execution read (content and constraints) and wrote',
 );
 
 export type BranchWire = z.input<typeof branchView>;
@@ -102,4 +124,5 @@ export type RevisionWire = z.input<typeof revisionView>;
 export type WorkProductWire = z.input<typeof workProductView>;
 export type ConstraintsWire = z.input<typeof constraintsView>;
 export type ProvenanceWire = z.input<typeof provenanceView>;
+export type ConstraintsReadWire = z.input<typeof constraintsReadView>;
 export type ExecutionTwinAccessWire = z.input<typeof executionTwinAccessView>;
