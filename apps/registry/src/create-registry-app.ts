@@ -23,6 +23,7 @@ import { createValidationPipe } from './validation.js';
 import { createRegistryDocument } from './openapi/registry-document.js';
 import { startTracing } from '#observability/index.js';
 import { installRequestTracing } from './tracing/request-tracing.js';
+import { parseQueryString } from './query-string.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -50,6 +51,8 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
     bodyLimit: BODY_LIMIT_BYTES,
     frameworkErrors: frameworkErrorHandler,
     ...connectionOptions(config),
+    // Strict percent-encoding: a malformed query is refused with 400 where queries are validated (query-string.ts).
+    routerOptions: { querystringParser: parseQueryString },
   });
   const hostGuard = new HostGuard(config.ALLOWED_HOSTS, config.HOST);
   // Installed before the application exists, so that the fast path can answer ahead of its middleware (read-fast-path.ts).
