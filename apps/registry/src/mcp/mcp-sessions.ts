@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
 import type { McpConnection } from './mcp-connection.js';
 import { McpServerFactory } from './mcp-server-factory.js';
 import { McpToolList } from './mcp-tool-list.js';
+import { SessionTransport } from './session-transport.js';
 
 /** Sessions closed after this long with no request and no open stream. */
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
 export const MAX_SESSIONS = 1000;
 
 interface McpSession {
-  transport: NodeStreamableHTTPServerTransport;
+  transport: SessionTransport;
   server: McpServer;
   connection: McpConnection;
   /** McpToolList fingerprint of the tools this session was last told about. */
@@ -102,7 +102,7 @@ export class McpSessions {
     const sessionConnection: McpConnection = { ...connection };
     const server = this.factory.create(sessionConnection);
     const session: McpSession = {
-      transport: new NodeStreamableHTTPServerTransport({
+      transport: new SessionTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessionConnection.sessionId = id;
