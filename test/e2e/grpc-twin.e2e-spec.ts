@@ -254,6 +254,55 @@ describe('gRPC: the digital twin (service Twin)', () => {
     expect((await rpc('GetWorkProduct', { id })).response.current.revision).toBe(1);
   });
 
+  it('reads an archived work product by revision number, lists it with `archived`, and restores it with PutWorkProduct', async () => {
+    const created = await put({ kind: 'report', name: 'shelved', content: Buffer.from('first') });
+    const id = created.response.work_product.id as string;
+    await put({ id, content: Buffer.from('second') });
+    expect((await rpc('ArchiveWorkProduct', { id })).response).toMatchObject({ revision: 3, archived: true });
+
+    const hidden = await failure(rpc('GetWorkProduct', { id }));
+    expect(hidden).toMatchObject({ code: status.NOT_FOUND, errorCode: 'WORK_PRODUCT_NOT_FOUND' });
+    expect(hidden.status?.errorInfo?.metadata).toMatchObject({ archived: 'true', archived_revision: '3' });
+    expect(await failure(rpc('GetWorkProductContent', { id }))).toMatchObject({
+      code: status.NOT_FOUND,
+      errorCode: 'WORK_PRODUCT_NOT_FOUND',
+    });
+    // Its revisions stay readable by number (NOT_FOUND before); the archival marker has no content.
+    expect((await rpc('GetWorkProductContent', { id, revision: 1 })).response).toMatchObject({
+      revision: 1,
+      content: Buffer.from('first'),
+    });
+    expect((await rpc('GetWorkProductContent', { id, revision: 2 })).response.content.toString()).toBe('second');
+    expect(await failure(rpc('GetWorkProductContent', { id, revision: 3 }))).toMatchObject({
+      code: status.NOT_FOUND,
+      errorCode: 'REVISION_NOT_FOUND',
+    });
+    expect((await rpc('ListRevisions', { id })).response.items.map((item: any) => [item.revision, item.archived])).toEqual([
+      [3, true],
+      [2, false],
+      [1, false],
+    ]);
+    // Listed only with `archived`, as REST's ?archived=true.
+    expect((await rpc('ListWorkProducts', { name: 'shelved' })).response.items).toEqual([]);
+    const archived = await rpc('ListWorkProducts', { name: 'shelved', archived: true });
+    expect(archived.response.items).toEqual([
+      expect.objectContaining({ id, current: expect.objectContaining({ revision: 3, archived: true }) }),
+    ]);
+    expect(asRest(archived.response.items)).toEqual(
+      withoutNulls((await rest('/v1/twin/branches/main/work-products?name=shelved&archived=true')).body.items),
+    );
+
+    // A revision restores it (NOT_FOUND before), even with the bytes it had.
+    const restored = await put({ id, content: Buffer.from('second') });
+    expect(restored.response).toMatchObject({
+      created: true,
+      work_product: { id, kind: 'report', current: { revision: 4, archived: false } },
+    });
+    expect((await rpc('GetWorkProduct', { id })).response.current.revision).toBe(4);
+    expect((await rpc('ListWorkProducts', { name: 'shelved' })).response.items.map((item: any) => item.id)).toEqual([id]);
+    expect((await rpc('ListWorkProducts', { name: 'shelved', archived: true })).response.items).toEqual([]);
+  });
+
   it('sets constraints checked against their kind: INVALID_ARGUMENT naming every bad field, nothing written', async () => {
     const mesh = await put({ kind: 'mesh', name: 'beam', content: Buffer.from('mesh') });
     const id = mesh.response.work_product.id as string;
@@ -286,6 +335,7 @@ describe('gRPC: the digital twin (service Twin)', () => {
   it('shows provenance: who wrote a revision and which executions read it; an execution’s reads and writes', async () => {
     const source = await put({ kind: 'report', name: 'notes', content: Buffer.from('hello twin') });
     const sourceId = source.response.work_product.id as string;
+    await rpc('SetConstraints', { id: sourceId, constraints: [struct({ kind: 'max_elements', max_elements: 500 })] });
     await rpc('CreateBranch', { name: 'experiment' });
     const run = await unary(
       skills,
@@ -302,16 +352,27 @@ describe('gRPC: the digital twin (service Twin)', () => {
       execution_id: execution.id,
       branch: 'experiment',
       read: [{ work_product_id: sourceId, revision: 1 }],
+      // The constraints revision the result was judged against, beside the content revision read.
+      constraints_read: [{ work_product_id: sourceId, revision: 1, branch: 'main' }],
       wrote: [{ work_product_id: resultId, revision: 1, branch: 'experiment', uri: `twin://experiment/${resultId}` }],
     });
+    expect(asRest(access.response.constraints_read)).toEqual([
+      expect.objectContaining({ constraints: [{ kind: 'max_elements', max_elements: 500 }] }),
+    ]);
     expect(asRest(access.response)).toEqual(withoutNulls((await rest(`/v1/executions/${execution.id}/twin`)).body));
 
     const written = await rpc('GetProvenance', { id: resultId, revision: 1 });
     expect(written.response).toMatchObject({
       work_product_id: resultId,
       revision: { revision: 1, branch: 'experiment', execution_id: execution.id },
-      written_by: { identity: `execution:${execution.id}`, execution_id: execution.id },
+      written_by: {
+        identity: `execution:${execution.id}`,
+        execution_id: execution.id,
+        read: [{ work_product_id: sourceId, revision: 1 }],
+        constraints_read: [{ work_product_id: sourceId, revision: 1, branch: 'main' }],
+      },
     });
+    expect(asRest(written.response)).toEqual(withoutNulls((await rest(`/v1/twin/work-products/${resultId}/revisions/1/provenance`)).body));
     const read = await rpc('GetProvenance', { id: sourceId, revision: 1 });
     expect(read.response.written_by).toMatchObject({ identity: 'bot' });
     expect(read.response.read_by.map((entry: any) => entry.execution_id)).toEqual([execution.id]);

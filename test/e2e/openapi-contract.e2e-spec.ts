@@ -527,6 +527,38 @@ describe('OpenAPI contract', () => {
     expect((await send('GET', provenance, { params: { id: product.id, revision: '99' } })).status).toBe(404);
     expect((await send('POST', `${one}/archive`, { params: product })).body.archived).toBe(true);
     expect((await send('POST', `${one}/archive`, { params: product })).status).toBe(404);
+    // Archived: listed with archived=true, readable by number, restored by a revision (the JSON form here).
+    expect((await send('GET', products, { params: branch, query: 'archived=true' })).body.items.map((item: Json) => item.id)).toEqual([
+      product.id,
+    ]);
+    expect((await send('GET', products, { params: branch, query: 'archived=maybe' })).status).toBe(400);
+    expect((await send('GET', `${one}/content`, { params: product, query: 'revision=1' })).text).toBe('R1 in out 1k');
+    expect((await send('GET', `${one}/content`, { params: product })).body.code).toBe('WORK_PRODUCT_NOT_FOUND');
+    const form = 'application/vnd.skill-registry.twin-upload+json';
+    const restored = await send('POST', `${one}/revisions`, {
+      params: product,
+      body: JSON.stringify({ media_type: 'text/plain', content: 'R1 in out 3k', metadata: { v: 3 } }),
+      contentType: form,
+    });
+    expect(restored.body.current).toMatchObject({ revision: 4, metadata: { v: 3 } });
+    expect(
+      (await send('POST', `${one}/revisions`, { params: product, body: '{"media_type":"text/plain","media_type":"x"}', contentType: form }))
+        .body.code,
+    ).toBe('MALFORMED_JSON');
+    const formed = await send('POST', products, {
+      params: branch,
+      body: JSON.stringify({ kind: 'netlist', name: 'formed', media_type: 'text/plain', content_base64: 'UjEgYSBiIDFr' }),
+      contentType: form,
+    });
+    expect(formed.status).toBe(201);
+    const headed = await send('POST', products, {
+      params: branch,
+      query: 'kind=netlist&name=headed',
+      body: 'R1 a b 1k',
+      contentType: 'text/plain',
+      headers: { 'x-twin-metadata': '{"v":1}' },
+    });
+    expect(headed.body.current.metadata).toEqual({ v: 1 });
   });
 
   it('MCP: initialize (200), a notification (202), the session stream, the end of the session, and its errors', async () => {
