@@ -445,9 +445,9 @@ describe('gRPC: the digital twin (service Twin)', () => {
     const cases: [object, status, string, string?][] = [
       [{ ...newProduct, branch: 'no-such-branch' }, status.NOT_FOUND, 'TWIN_BRANCH_NOT_FOUND'],
       [{ ...newProduct, branch: 'Main/..' }, status.INVALID_ARGUMENT, 'VALIDATION_FAILED', 'branch'],
-      [{ ...newProduct, content: over }, status.INVALID_ARGUMENT, 'TWIN_TOO_LARGE'],
-      [{ ...newProduct, content: wellOver }, status.INVALID_ARGUMENT, 'TWIN_TOO_LARGE'],
-      [{ id, content: over, media_type: 'text/plain' }, status.INVALID_ARGUMENT, 'TWIN_TOO_LARGE'],
+      [{ ...newProduct, content: over }, status.RESOURCE_EXHAUSTED, 'TWIN_TOO_LARGE'],
+      [{ ...newProduct, content: wellOver }, status.RESOURCE_EXHAUSTED, 'TWIN_TOO_LARGE'],
+      [{ id, content: over, media_type: 'text/plain' }, status.RESOURCE_EXHAUSTED, 'TWIN_TOO_LARGE'],
       [{ ...newProduct, media_type: 'application/x-www-form-urlencoded' }, status.INVALID_ARGUMENT, 'UNSUPPORTED_MEDIA_TYPE'],
       [{ ...newProduct, media_type: 'multipart/form-data; boundary=x' }, status.INVALID_ARGUMENT, 'UNSUPPORTED_MEDIA_TYPE'],
       [{ ...newProduct, media_type: '' }, status.INVALID_ARGUMENT, 'UNSUPPORTED_MEDIA_TYPE'],
@@ -528,7 +528,7 @@ describe('gRPC: the digital twin (service Twin)', () => {
     const before = await counts();
     // Between the configured revision limit and the server's receive limit (maxRequestBytes: at least 32 MiB).
     const overLimit = await failure(put({ kind: 'mesh', name: 'big', content: Buffer.alloc(8 * 1024 * 1024, 0x64) }));
-    expect(overLimit).toMatchObject({ code: status.INVALID_ARGUMENT, errorCode: 'TWIN_TOO_LARGE' });
+    expect(overLimit).toMatchObject({ code: status.RESOURCE_EXHAUSTED, errorCode: 'TWIN_TOO_LARGE' });
     const started = Date.now();
     const refused = await failure(put({ kind: 'mesh', name: 'huge', content: Buffer.alloc(34 * 1024 * 1024, 0x63) }));
     expect(refused.code).toBe(status.RESOURCE_EXHAUSTED);
