@@ -182,6 +182,18 @@ describe('HTTP limits: compressed bombs, streamed uploads, slow clients and over
     }
   });
 
+  it('refuses malformed percent-encoding in any route’s query with a 400 naming the parameter, before the route runs', async () => {
+    for (const [method, path] of [
+      ['POST', '/v1/packages?dry_run=%E0%A4%A'],
+      ['GET', '/v1/executions?status=%ZZ'],
+      ['GET', '/v1/skills?q=%C3'],
+    ] as const) {
+      const response = await fetch(`${registry.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: path.split('?')[1]?.split('=')[0] }] });
+    }
+  });
+
   it('answers headers over the server limit 431 with problem details and a code', async () => {
     const agent = new http.Agent({ keepAlive: false });
     try {

@@ -6,8 +6,8 @@ import { RequestInvalid } from './problem/domain-errors.js';
  * percent-encoding. Fastify's default (fast-querystring) keeps a component it cannot decode as the
  * raw text, so `name=%E0%A4%A` stored a name `%E0%A4%A` and `metadata=%E0%A4%A` was read as JSON
  * text. A parser must not throw (it runs in the router, outside any error handler: the process
- * would end), so it marks the query instead, and `refuseMalformedQuery` — called where every query
- * is validated — turns the mark into a 400 naming the parameter.
+ * would end), so it marks the query instead, and `refuseMalformedQuery` — called by the HTTP edge for every
+ * request (checkParameters) — turns the mark into a 400 naming the parameter.
  *
  * Otherwise what fast-querystring gives: a null-prototype object, `+` as a space, a repeated name as
  * an array in order, a name without `=` as ''.

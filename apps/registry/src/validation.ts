@@ -1,7 +1,6 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import type { z } from 'zod';
 import { RequestInvalid } from './problem/domain-errors.js';
-import { refuseMalformedQuery } from './query-string.js';
 
 /** Names of Object.prototype members: class-validator's whitelist does not see a field named like one. */
 const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
@@ -57,7 +56,6 @@ function flatten(errors: ValidationError[], prefix = ''): { field: string; messa
 
 /** Parses `raw` with a zod schema (bodies and queries on hot or free-form paths), or throws RequestInvalid naming each field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, raw: unknown, what: string): z.output<T> {
-  if (what === 'query') refuseMalformedQuery(raw);
   const parsed = schema.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
   const errors = parsed.error.issues.flatMap((issue) =>

@@ -8,6 +8,7 @@ import { RequestInvalid } from '../problem/domain-errors.js';
 import { sendProblem } from '../problem/problem-details.filter.js';
 import { HostGuard } from './host-guard.js';
 import { registerTwinUploads } from '../twin/twin-uploads.js';
+import { refuseMalformedQuery } from '../query-string.js';
 
 const logger = new Logger('HttpEdge');
 
@@ -110,8 +111,13 @@ function checkRequest(request: FastifyRequest): void {
   }
 }
 
-/** Refuses a query or path parameter that is not storable text (a NUL, a lone surrogate); the read fast path calls it too. */
+/**
+ * Refuses a query parameter whose percent-encoding is malformed, and a query or path parameter that is not storable
+ * text (a NUL, a lone surrogate); the read fast path calls it too.
+ */
 export function checkParameters(values: unknown, where: 'query' | 'path'): void {
+  // The query parser marks parameters it could not decode (query-string.ts): 400 naming them, on every route.
+  if (where === 'query') refuseMalformedQuery(values);
   try {
     assertStorableText(values);
   } catch (error) {

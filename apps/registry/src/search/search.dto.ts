@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { SKILL_STATUSES } from '#contracts/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
-import { refuseMalformedQuery } from '../query-string.js';
 
 /**
  * Query of GET /v1/search, parsed with zod like the list query (it sits on a hot read path); the
@@ -26,7 +25,6 @@ export const searchSkillsQuery = z
 export type SearchSkillsQuery = z.output<typeof searchSkillsQuery>;
 
 export function parseSearchSkillsQuery(raw: unknown): SearchSkillsQuery {
-  refuseMalformedQuery(raw);
   const parsed = searchSkillsQuery.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
   const errors = parsed.error.issues.flatMap((issue) =>

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { SKILL_STATUSES } from '#contracts/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
-import { refuseMalformedQuery } from '../query-string.js';
 
 /**
  * Query of GET /v1/skills. Parsed with zod rather than class-validator because it sits on the
@@ -31,7 +30,6 @@ export const listSkillsQuery = z
 export type ListSkillsQuery = z.output<typeof listSkillsQuery>;
 
 export function parseListSkillsQuery(raw: unknown): ListSkillsQuery {
-  refuseMalformedQuery(raw);
   const parsed = listSkillsQuery.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
   const errors = parsed.error.issues.flatMap((issue) =>
