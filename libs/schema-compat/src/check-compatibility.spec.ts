@@ -196,8 +196,11 @@ describe('checkCompatibility input validation', () => {
     expect(error.problems[0]).toContain('not a valid regular expression');
   });
 
-  it('refuses a schema of another draft', () => {
-    expect(rejection({}, { $schema: 'http://json-schema.org/draft-07/schema#' })).toMatchObject({ schema: 'new' });
+  it('refuses a $schema that names no dialect it reads', () => {
+    expect(rejection({}, { $schema: 'http://json-schema.org/draft-04/schema#' })).toMatchObject({ schema: 'new' });
+    const error = rejection({ $schema: 'https://example.com/my-dialect' }, {}) as InvalidSchemaError;
+    expect(error).toMatchObject({ schema: 'old', dialect: undefined });
+    expect(error.problems[0]).toContain('names no dialect this checker reads');
   });
 
   it('refuses a negative maxLength', () => {

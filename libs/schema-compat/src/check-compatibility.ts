@@ -1,7 +1,9 @@
 import type { CompatibilityReport, Direction, SchemaChange } from './compatibility-report.js';
 import { conjunctionAt } from './conjunction.js';
+import { jsonEqual } from './json-equal.js';
+import { relocateChange } from './report-pointers.js';
 import { SchemaDocument } from './schema-document.js';
-import { assertValidSchema } from './schema-validation.js';
+import { readSchema } from './schema-reading.js';
 import { createComparison } from './subschema.js';
 
 const DIRECTIONS: readonly Direction[] = ['backward', 'forward', 'full'];
@@ -24,18 +26,21 @@ function mergeChanges(changes: readonly SchemaChange[]): SchemaChange[] {
 }
 
 /**
- * Checks a change from `oldSchema` to `newSchema` (JSON Schema 2020-12) for compatibility in `direction`
- * and lists every change found, breaking or not. Throws InvalidSchemaError for an input that is not a
- * valid schema. Pure: no I/O, no state kept between calls.
+ * Checks a change from `oldSchema` to `newSchema` for compatibility in `direction` and lists every change
+ * found, breaking or not, at pointers of the schemas as written. Each schema is read in the dialect its
+ * `$schema` names (draft-06, draft-07, 2019-09, 2020-12; 2020-12 when absent). Throws InvalidSchemaError
+ * for an input that is not a valid schema of its dialect. Pure: no I/O, no state kept between calls.
  */
 export function checkCompatibility(oldSchema: unknown, newSchema: unknown, direction: Direction): CompatibilityReport {
   if (!DIRECTIONS.includes(direction)) throw new TypeError(`direction must be one of ${DIRECTIONS.join(', ')}, not ${String(direction)}`);
-  assertValidSchema(oldSchema, 'old');
-  assertValidSchema(newSchema, 'new');
-  const oldDoc = new SchemaDocument('old', oldSchema);
-  const newDoc = new SchemaDocument('new', newSchema);
+  const oldRead = readSchema(oldSchema, 'old');
+  const newRead = readSchema(newSchema, 'new');
+  // Equal documents accept the same instances, whatever keywords they hold.
+  if (jsonEqual(oldRead.root, newRead.root)) return { compatible: true, changes: [] };
+  const oldDoc = new SchemaDocument('old', oldRead.root);
+  const newDoc = new SchemaDocument('new', newRead.root);
   const backward = direction === 'forward' ? [] : subsetChanges(oldDoc, newDoc);
   const forward = direction === 'backward' ? [] : subsetChanges(newDoc, oldDoc);
-  const changes = mergeChanges([...backward, ...forward]);
+  const changes = mergeChanges([...backward, ...forward]).map((change) => relocateChange(change, oldRead.pointers, newRead.pointers));
   return { compatible: !changes.some((change) => change.breaking), changes };
 }

@@ -40,9 +40,19 @@ function schemaValueEqual(left: unknown, right: unknown): boolean {
   return isSchemaNode(left) && isSchemaNode(right) ? schemaEqual(left, right) : jsonEqual(left, right);
 }
 
-/** Equality of two schemas as validators: annotations and `$defs` are ignored at every level. */
+/**
+ * References whose target depends on the path by which the schema was reached (its dynamic scope): two
+ * equal nodes holding one may still accept different instances.
+ */
+const DYNAMIC_REFERENCES = ['$dynamicRef', '$recursiveRef'];
+
+/**
+ * Equality of two schemas as validators: annotations and `$defs` are ignored at every level. Nodes with
+ * a dynamic reference are never taken as equal (checkCompatibility answers equal documents itself).
+ */
 export function schemaEqual(left: SchemaNode, right: SchemaNode): boolean {
   if (!isSchemaObject(left) || !isSchemaObject(right)) return left === right;
+  if (DYNAMIC_REFERENCES.some((keyword) => keyword in left || keyword in right)) return false;
   const leftKeys = Object.keys(left).filter((key) => !IGNORED.has(key));
   const rightKeys = Object.keys(right).filter((key) => !IGNORED.has(key));
   if (leftKeys.length !== rightKeys.length) return false;

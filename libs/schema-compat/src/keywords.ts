@@ -1,15 +1,15 @@
 /** A JSON Schema that is an object (boolean schemas are handled apart). */
 export type SchemaObject = Readonly<Record<string, unknown>>;
 
-/** Any JSON Schema 2020-12 value: `true`, `false` or an object. */
+/** Any JSON Schema value (read as 2020-12): `true`, `false` or an object. */
 export type SchemaNode = boolean | SchemaObject;
 
 /**
- * Keywords that constrain instances. Everything else (title, description, examples, default,
- * $comment, deprecated, readOnly, writeOnly, $defs, unknown keywords such as `nullable`) never
- * changes which instances are valid.
+ * The validation keywords the checker decides, in 2020-12 spelling (other dialects are translated to
+ * these first, see dialect-translation.ts). `then`, `else`, `minContains` and `maxContains` act only
+ * beside `if` and `contains`, so they are not listed.
  */
-const ASSERTION_KEYWORDS = new Set([
+export const MODELLED_KEYWORDS = [
   'type',
   'enum',
   'const',
@@ -43,13 +43,25 @@ const ASSERTION_KEYWORDS = new Set([
   'not',
   'if',
   '$ref',
-  '$dynamicRef',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-]);
+] as const;
 
-/** Keywords this checker does not reason about; a difference in them is reported as undecidable. */
-export const UNSUPPORTED_KEYWORDS = ['$dynamicRef', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+/**
+ * Validation keywords the checker does not decide. One of them on the side that must accept (the new
+ * schema for backward) is a breaking UNDECIDABLE_KEYWORD change naming it, never "compatible"; on the
+ * other side ignoring it only widens what that side is taken to accept, which is safe. `$dynamicRef`
+ * and `$recursiveRef` remain only in schemas with more than one resource (an `$id` below the root):
+ * elsewhere they are translated to `$ref`.
+ */
+export const UNSUPPORTED_KEYWORDS = ['$dynamicRef', '$recursiveRef', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+
+/**
+ * Keywords that constrain instances. Everything else never changes which instances are valid: the
+ * annotations (title, description, default, examples, deprecated, readOnly, writeOnly, $comment,
+ * contentMediaType, contentEncoding, contentSchema), the core keywords that only name or locate schemas
+ * ($schema, $id, $anchor, $dynamicAnchor, $recursiveAnchor, $vocabulary, $defs, definitions), and
+ * keywords no dialect defines (`x-foo`, `nullable`): validators ignore them, so they are annotations.
+ */
+const ASSERTION_KEYWORDS = new Set<string>([...MODELLED_KEYWORDS, ...UNSUPPORTED_KEYWORDS]);
 
 /** True for a value usable as a JSON Schema object. */
 export function isSchemaObject(value: unknown): value is SchemaObject {

@@ -95,7 +95,10 @@ function dependentRequiredChanges(sub: Conjunction, supSide: Conjunction): Schem
     trigger === name ||
     subRequired.has(name) ||
     forbids(sub, trigger) ||
-    subPairs.some((pair) => pair.trigger === trigger && pair.name === name);
+    subPairs.some((pair) => pair.trigger === trigger && pair.name === name) ||
+    dependentSchemasOf(sub, trigger).some(
+      (located) => isSchemaObject(located.node) && stringListKeyword(located.node, 'required').includes(name),
+    );
   const finding = (trigger: string, name: string, breaking: boolean, subPointer: string, supPointer: string) => ({
     kind: CHANGE_KINDS.dependentRequired,
     breaking,

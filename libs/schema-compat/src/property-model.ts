@@ -1,6 +1,6 @@
 import type { Conjunction } from './conjunction.js';
 import { childPointer } from './json-pointer.js';
-import { schemaKeyword, schemaMapKeyword, stringListKeyword } from './keywords.js';
+import { isSchemaObject, schemaKeyword, schemaMapKeyword, stringListKeyword } from './keywords.js';
 import type { Located } from './schema-document.js';
 
 const compiled = new Map<string, RegExp>();
@@ -75,14 +75,36 @@ export function additionalSchemas(conjunction: Conjunction): Located[] {
   );
 }
 
-/** Required property names with the pointer of the `required` keyword that requires each. */
+/**
+ * Required property names with the pointer of the keyword that requires each: `required`, or a
+ * `dependentRequired` entry whose trigger is itself required.
+ */
 export function requiredNames(conjunction: Conjunction): Map<string, string> {
   const names = new Map<string, string>();
   for (const part of conjunction.parts) {
     for (const name of stringListKeyword(part.node, 'required'))
       if (!names.has(name)) names.set(name, childPointer(part.pointer, 'required'));
   }
+  for (let grown = names.size > 0; grown;) {
+    grown = false;
+    for (const part of conjunction.parts) {
+      for (const [trigger, dependents] of dependentRequiredEntries(part.node)) {
+        if (!names.has(trigger)) continue;
+        for (const name of dependents) {
+          if (names.has(name)) continue;
+          names.set(name, childPointer(part.pointer, 'dependentRequired', trigger));
+          grown = true;
+        }
+      }
+    }
+  }
   return names;
+}
+
+function dependentRequiredEntries(node: Readonly<Record<string, unknown>>): [string, string[]][] {
+  const map = node.dependentRequired;
+  if (!isSchemaObject(map)) return [];
+  return Object.keys(map).map((trigger) => [trigger, stringListKeyword(map, trigger)]);
 }
 
 /** The pointer to name in a report when a conjunction has no keyword of its own for something. */

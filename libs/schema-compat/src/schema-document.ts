@@ -63,8 +63,11 @@ export class SchemaDocument {
       return;
     }
     if (!isSchemaObject(value)) return;
-    const anchor = stringKeyword(value, '$anchor');
-    if (anchor !== undefined && !this.anchors.has(anchor)) this.anchors.set(anchor, pointer);
+    // A $dynamicAnchor is also a plain anchor that $ref can name.
+    for (const keyword of ['$anchor', '$dynamicAnchor']) {
+      const anchor = stringKeyword(value, keyword);
+      if (anchor !== undefined && !this.anchors.has(anchor)) this.anchors.set(anchor, pointer);
+    }
     for (const [key, child] of Object.entries(value)) {
       if (key !== 'enum' && key !== 'const' && key !== 'examples' && key !== 'default')
         this.collectAnchors(child, childPointer(pointer, key));
