@@ -9,7 +9,7 @@ import { compareVersions } from './version-compatibility.js';
 export class CompatibilityQueries {
   constructor(private readonly skills: SkillQueries) {}
 
-  /** Stateless: `old` → `new` in `direction`; a schema that is not valid 2020-12 is a 422. */
+  /** Stateless: `old` → `new` in `direction`; a schema invalid in its dialect (or of a dialect not read) is a 422. */
   check(oldSchema: unknown, newSchema: unknown, direction: 'backward' | 'forward' | 'full') {
     try {
       return checkCompatibility(oldSchema, newSchema, direction);

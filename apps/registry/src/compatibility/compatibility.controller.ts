@@ -17,7 +17,13 @@ export class CompatibilityController {
 
   @Post('compatibility')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Compare two JSON Schemas (2020-12): compatible, and every change with pointers and whether it breaks' })
+  @ApiOperation({
+    summary: 'Compare two JSON Schemas: compatible, and every change with pointers and whether it breaks',
+    description:
+      'Each schema is read in the dialect its `$schema` names: draft-06, draft-07, 2019-09 or 2020-12 (the default when `$schema` is absent). ' +
+      'A keyword the checker does not analyse (unevaluatedProperties, unevaluatedItems, $dynamicRef or $recursiveRef across resources) on the side that must accept is a breaking UNDECIDABLE_KEYWORD change, never "compatible". ' +
+      'Another `$schema` (draft-04, unknown URIs) or a schema invalid in its dialect is 422 SCHEMA_INVALID.',
+  })
   @ApiBody({ schema: CHECK_BODY_SCHEMA })
   @ApiJson(200, compatibilityReportView, { description: 'Whether `new` is compatible with `old` in `direction`, and every change' })
   @ApiProblems('SCHEMA_INVALID')

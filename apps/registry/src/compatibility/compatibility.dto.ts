@@ -19,8 +19,8 @@ export const CHECK_BODY_SCHEMA = {
   required: ['old', 'new'],
   additionalProperties: false,
   properties: {
-    old: { description: 'The old JSON Schema (2020-12)' },
-    new: { description: 'The new JSON Schema (2020-12)' },
+    old: { description: 'The old JSON Schema, in the dialect its $schema names (draft-06, draft-07, 2019-09; 2020-12 when absent)' },
+    new: { description: 'The new JSON Schema, in the dialect its $schema names (draft-06, draft-07, 2019-09; 2020-12 when absent)' },
     direction: {
       type: 'string',
       enum: ['backward', 'forward', 'full'],

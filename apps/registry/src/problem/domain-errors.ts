@@ -86,7 +86,8 @@ export class PackageFileNotFound extends DomainError {
 export class SchemaInvalid extends DomainError {
   readonly code = 'SCHEMA_INVALID';
   constructor(schema: string, problems: readonly string[]) {
-    super(`The ${schema} schema is not a valid JSON Schema 2020-12: ${problems.join('; ')}`, { schema, problems });
+    // Read in the dialect its $schema names (draft-06, draft-07, 2019-09, 2020-12 when absent).
+    super(`The ${schema} schema is not a JSON Schema the checker reads: ${problems.join('; ')}`, { schema, problems });
   }
 }
 
