@@ -49,11 +49,13 @@ export function cpuMeter(sources) {
   };
 }
 
-/** The processes of one end-to-end execution: the registry and executor children, this client, Redis and Postgres. */
+/** The processes of one end-to-end execution: the registry and executor children, the sandboxes, this client, Redis and Postgres. */
 export function executionCpuMeter(registryPid, executorPid) {
   return cpuMeter({
     registry: () => [registryPid],
     executor: () => [executorPid],
+    // The executor's sandbox processes (handler runs), outside the executor since issue 23.
+    sandbox: () => pidsOf('sandbox-host'),
     client: () => [process.pid],
     redis: () => pidsOf('redis-server'),
     postgres: () => pidsOf('postgres'),
