@@ -21,11 +21,16 @@ const cases = (JSON.parse(readFileSync(new URL('./corpus/draft-07-cases.json', i
 
 /**
  * Cases where Ajv departs from the dialect's specification, so it cannot serve as the oracle: with
- * ignoreKeywordsWithRef it still checks a `type` beside `$ref`, which draft-07 8.3 says to ignore; and
- * its `$dynamicRef` finds a `$dynamicAnchor` only at a resource's root (2020-12 8.2.3.2 finds it anywhere
- * in the resource), so it lets `{"p": 5}` through a `$dynamicRef` to a string definition.
+ * ignoreKeywordsWithRef it still checks a `type` beside `$ref`, and reads an `$id` there (recursing
+ * without end on this one), which draft-07 8.3 says to ignore; its `$dynamicRef` finds a `$dynamicAnchor`
+ * only at a resource's root (2020-12 8.2.3.2: anywhere in the resource), so it lets `{"p": 5}` through a
+ * `$dynamicRef` to a string definition.
  */
-const AJV_DEPARTS = new Set(['a sibling of $ref dropped', '$dynamicRef target narrowed behind equal references']);
+const AJV_DEPARTS = new Set([
+  'a sibling of $ref dropped',
+  '$id beside $ref is ignored in draft-07',
+  '$dynamicRef target narrowed behind equal references',
+]);
 
 /** The schema read by the checker, or undefined when it refuses it. */
 function readable(schema: unknown): TranslatedSchema | undefined {
@@ -62,6 +67,7 @@ describe('translation into 2020-12 keywords', () => {
 
   it('leaves no instance valid under the old schema and invalid under the new one where the corpus answer is "compatible"', () => {
     cases.forEach((entry, index) => {
+      if (AJV_DEPARTS.has(entry.name)) return;
       let compatible: boolean;
       try {
         compatible = checkCompatibility(entry.old, entry.new, 'backward').compatible;

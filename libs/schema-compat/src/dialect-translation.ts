@@ -17,6 +17,8 @@ export interface TranslatedSchema {
 interface Place {
   readonly original: string;
   readonly translated: string;
+  /** The resource below the root the node sits in, if any: fragments there are relative to that resource. */
+  readonly resource?: { readonly id: string; readonly original: string; readonly translated: string };
 }
 
 type MutableSchema = Record<string, unknown>;
@@ -30,6 +32,7 @@ const KEPT_BESIDE_REF = ['$ref', 'definitions', '$defs'];
 const childPlace = (place: Place, ...tokens: (string | number)[]): Place => ({
   original: childPointer(place.original, ...tokens),
   translated: childPointer(place.translated, ...tokens),
+  resource: place.resource,
 });
 
 /** One pass over a schema: builds fresh nodes (the input is never modified) and records every rename. */
@@ -70,10 +73,14 @@ class Translation {
     return value;
   }
 
-  private node(value: SchemaNode, place: Place): SchemaNode {
+  private node(value: SchemaNode, at: Place): SchemaNode {
     if (typeof value === 'boolean') return value;
-    this.read.add(place.original);
+    this.read.add(at.original);
     const source = this.grammar.refOverridesSiblings && typeof value.$ref === 'string' ? keepBesideRef(value) : value;
+    const id = stringKeyword(source, '$id');
+    const nested = at.original !== '' && id !== undefined && !(this.grammar.fragmentIds && id.startsWith('#'));
+    if (nested) this.nestedResources = true;
+    const place: Place = nested ? { ...at, resource: { id, original: at.original, translated: at.translated } } : at;
     const out: MutableSchema = this.own({});
     for (const [keyword, item] of Object.entries(source)) {
       if (this.grammar.foreign.has(keyword) || keyword === 'dependencies') continue;
@@ -88,7 +95,6 @@ class Translation {
           this.pointers.add(childPointer(place.original, '$id'), childPointer(place.translated, '$anchor'));
           continue;
         }
-        if (place.original !== '') this.nestedResources = true;
       }
       out[keyword] = this.keywordValue(keyword, item, place);
       if (keyword === '$recursiveAnchor') this.recursiveAnchors.push(out);
@@ -127,18 +133,26 @@ class Translation {
       return;
     }
     if (!Array.isArray(items)) return;
-    const prefix = { original: childPointer(place.original, 'items'), translated: childPointer(place.translated, 'prefixItems') };
+    const prefix = { ...place, original: childPointer(place.original, 'items'), translated: childPointer(place.translated, 'prefixItems') };
     this.pointers.add(prefix.original, prefix.translated);
     out.prefixItems = this.own(
       items.map((entry, index) =>
         isSchemaNode(entry)
-          ? this.node(entry, { original: childPointer(prefix.original, index), translated: childPointer(prefix.translated, index) })
+          ? this.node(entry, {
+              ...place,
+              original: childPointer(prefix.original, index),
+              translated: childPointer(prefix.translated, index),
+            })
           : entry,
       ),
     );
     const rest = source.additionalItems;
     if (!isSchemaNode(rest)) return;
-    const restPlace = { original: childPointer(place.original, 'additionalItems'), translated: childPointer(place.translated, 'items') };
+    const restPlace = {
+      ...place,
+      original: childPointer(place.original, 'additionalItems'),
+      translated: childPointer(place.translated, 'items'),
+    };
     this.pointers.add(restPlace.original, restPlace.translated);
     out.items = this.node(rest, restPlace);
   }
@@ -166,7 +180,7 @@ class Translation {
       } else if (isSchemaNode(entry)) {
         const translated = childPointer(base, 'dependentSchemas', name);
         this.pointers.add(original, translated);
-        schemas[name] = this.node(entry, { original, translated });
+        schemas[name] = this.node(entry, { ...place, original, translated });
       }
     }
     if (Object.keys(required).length > 0) {
@@ -213,6 +227,15 @@ class Translation {
     return local !== null && local.fragment.startsWith('/') ? { base: local.base, pointer: local.fragment } : null;
   }
 
+  /** A fragment-only reference inside a resource below the root, as that resource's `$id` and its translated pointer. */
+  private withinResource(ref: string, resource: NonNullable<Place['resource']>): string {
+    const fragment = this.localFragment(`#${ref.slice(1)}`)?.fragment;
+    if (fragment === undefined || !fragment.startsWith('/')) return `${resource.id}${ref}`;
+    const target = this.pointers.toTranslated(resource.original + fragment);
+    const inside = target.startsWith(resource.translated) ? target.slice(resource.translated.length) : fragment;
+    return `${resource.id}#${encodePointer(inside)}`;
+  }
+
   /** The reference with its target written as a pointer into the translation. */
   private translatedReference(ref: string): string {
     const local = this.localFragment(ref);
@@ -226,9 +249,9 @@ class Translation {
   }
 
   /** Reads the target of a reference as a schema when the grammar did not reach it, in a copy of the path to it. */
-  private adoptTarget(root: SchemaNode, reference: { node: MutableSchema; keyword: ReferenceKeyword }): void {
+  private adoptTarget(root: SchemaNode, reference: { node: MutableSchema; place: Place; keyword: ReferenceKeyword }): void {
     const local = this.localPointer(String(reference.node[reference.keyword]));
-    if (local === null || this.read.has(local.pointer)) return;
+    if (local === null || this.read.has(local.pointer) || (reference.place.resource !== undefined && local.base === '')) return;
     const target = valueAtPointer(this.original, local.pointer);
     if (!isSchemaObject(target) || typeof root === 'boolean') return;
     const translated = this.pointers.toTranslated(local.pointer);
@@ -252,6 +275,11 @@ class Translation {
    */
   private rewriteReference({ node, place, keyword }: { node: MutableSchema; place: Place; keyword: ReferenceKeyword }): void {
     const value = String(node[keyword]);
+    if (place.resource !== undefined && value.startsWith('#')) {
+      // A fragment inside a resource below the root is relative to that resource: name the resource.
+      node[keyword] = this.withinResource(value, place.resource);
+      return;
+    }
     const rewritten = this.translatedReference(value);
     if (keyword === '$ref') {
       node.$ref = rewritten;

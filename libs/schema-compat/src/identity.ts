@@ -79,7 +79,8 @@ export function identicalSchemas(leftDoc: SchemaDocument, left: SchemaNode, righ
     const leftPointer = leftDoc.resolveRef(ref);
     const rightPointer = rightDoc.resolveRef(ref);
     if (leftPointer === null || rightPointer === null) {
-      if (leftPointer !== rightPointer) return false;
+      // Equal remote references name the same schema; an unresolved one into either document may not.
+      if (leftPointer !== rightPointer || leftDoc.refersInside(ref) || rightDoc.refersInside(ref)) return false;
       continue;
     }
     const leftTarget = leftDoc.nodeAt(leftPointer);
