@@ -67,7 +67,10 @@ export async function writeEchoSkill(root: string, options: EchoSkillOptions = {
     ...options.definition,
   };
   await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
-  await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name.replace(/_/g, '-')}\ndescription: ${definition.description}\n---\n\n# ${name}\n`);
+  await writeFile(
+    path.join(dir, 'SKILL.md'),
+    `---\nname: ${name.replace(/_/g, '-')}\ndescription: ${definition.description}\n---\n\n# ${name}\n`,
+  );
   await writeFile(path.join(dir, 'schema.ts'), options.schemaSource ?? ECHO_SCHEMA);
   await writeFile(path.join(dir, 'handler.ts'), options.handlerSource ?? ECHO_HANDLER);
   await writeFile(path.join(dir, 'handler.spec.ts'), '// test-only package: exercised by the registry end-to-end suite\n');
