@@ -123,7 +123,12 @@ const relative = (actual: number, expected: number) => Math.abs(actual - expecte
 describe('the packages load cleanly with the real loader', () => {
   it.each(SKILLS)('%s: valid, no issues, tools declared with their capabilities', (path) => {
     const { pkg, definition } = skills.get(path)!;
-    expect(pkg.issues).toEqual([]);
+    // skills/previous/ keeps the registered bytes unchanged: its SKILL.md still writes the catalog name
+    // (`validate_stress`), which the loader reports as a docs warning (not listed by skills/list); nothing else.
+    const expected = path.startsWith('previous/')
+      ? [expect.objectContaining({ severity: 'warning', category: 'docs', file: 'SKILL.md', path: '/name' })]
+      : [];
+    expect(pkg.issues).toEqual(expected);
     expect(pkg.valid).toBe(true);
     expect(definition.version).toBe(VERSIONS[path]);
     expect(definition.phase).toBe(1);

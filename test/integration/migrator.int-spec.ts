@@ -67,6 +67,7 @@ describe('offline migrator', () => {
         'skill_versions',
         'skills',
         'twin_branches',
+        'twin_constraint_reads',
         'twin_reads',
         'work_product_constraints',
         'work_product_revisions',
