@@ -2,6 +2,7 @@ import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentSkillsSpelling } from '#skill-loader/skill-md.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -69,7 +70,7 @@ export async function writeEchoSkill(root: string, options: EchoSkillOptions = {
   await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
   await writeFile(
     path.join(dir, 'SKILL.md'),
-    `---\nname: ${name.replace(/_/g, '-')}\ndescription: ${definition.description}\n---\n\n# ${name}\n`,
+    `---\nname: ${agentSkillsSpelling(name)}\ndescription: ${definition.description}\n---\n\n# ${name}\n`,
   );
   await writeFile(path.join(dir, 'schema.ts'), options.schemaSource ?? ECHO_SCHEMA);
   await writeFile(path.join(dir, 'handler.ts'), options.handlerSource ?? ECHO_HANDLER);
