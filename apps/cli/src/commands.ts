@@ -33,19 +33,30 @@ export async function init(target: string, options: { dir: string }, out: Output
   return 0;
 }
 
-/** `validate <dir>`: the registry's validation report; non-zero when the package has errors. */
-export async function validate(dir: string, out: Output, json: boolean): Promise<number> {
+/**
+ * `validate <dir>`: the registry's validation report; non-zero when the package has errors, or with
+ * `strict` when it has any finding at all (its warnings count as errors; the registry itself still
+ * registers a package with warnings, so strictness is the author's choice, not a second rule set).
+ */
+export async function validate(dir: string, out: Output, json: boolean, options: { strict?: boolean } = {}): Promise<number> {
   const loaded = await loadEitherFormat(path.resolve(dir));
+  const warnings = loaded.issues.filter((issue) => issue.severity === 'warning').length;
+  const valid = loaded.valid && !(options.strict && warnings > 0);
   if (json)
     out.json({
       name: loaded.identity.name,
       version: loaded.identity.version,
-      valid: loaded.valid,
+      valid,
+      ...(options.strict ? { strict: true, valid_without_strict: loaded.valid } : {}),
       content_hash: loaded.contentHash,
       issues: loaded.issues,
     });
-  else out.line(formatPackageReport(loaded));
-  return loaded.valid ? 0 : 1;
+  else {
+    out.line(formatPackageReport(loaded));
+    if (options.strict && loaded.valid && warnings > 0)
+      out.line(`--strict: ${warnings} warning${warnings === 1 ? '' : 's'} counted as errors; not valid`);
+  }
+  return valid ? 0 : 1;
 }
 
 /** A package of either format, as the registry's intake reads it: the report's fields and, for Agent Skills, the package. */

@@ -25,7 +25,8 @@ export async function main(argv: string[], write: (text: string) => void = (text
     .command('validate')
     .description("print the package's validation report; exit 1 on errors")
     .argument('<dir>', 'package directory')
-    .action(async (dir: string) => void (code = await validate(dir, out, json())));
+    .option('--strict', 'count warnings as errors (exit 1 on any finding), e.g. before publishing from CI')
+    .action(async (dir: string, options: { strict?: boolean }) => void (code = await validate(dir, out, json(), options)));
   program
     .command('test')
     .description("run the package's own tests and its declared examples through the executor's sandbox, locally, without a registry")

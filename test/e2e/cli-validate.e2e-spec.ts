@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '../support/skill-packages.js';
+
+const CLI = path.join(REPO_ROOT, 'dist/apps/cli/src/main.js');
+
+/** The built CLI as a program: its exit code and what it printed. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args], { cwd: REPO_ROOT });
+    return { code: 0, stdout };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, stdout: failed.stdout };
+  }
+}
+
+describe('skill-registry validate --strict', () => {
+  // One warning (a nested vendor metadata block) and no error: valid, but not under --strict.
+  const warned = path.join(REPO_ROOT, 'test/fixtures/agent-skills/good/vendor-blocks');
+
+  it('keeps a package with warnings valid by default', async () => {
+    const { code, stdout } = await cli('--json', 'validate', warned);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.valid).toBe(true);
+    expect(report.strict).toBeUndefined();
+    expect(report.issues.some((issue: { severity: string }) => issue.severity === 'warning')).toBe(true);
+  });
+
+  it('counts warnings as errors with --strict, in JSON and in text', async () => {
+    const json = await cli('--json', 'validate', '--strict', warned);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, strict: true, valid_without_strict: true });
+    const text = await cli('validate', '--strict', warned);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/--strict: 1 warning counted as errors; not valid/);
+  });
+
+  it('passes a package without findings under --strict', async () => {
+    const { code, stdout } = await cli('--json', 'validate', '--strict', path.join(REPO_ROOT, 'skills/electronics/export_bom'));
+    expect(JSON.parse(stdout).issues).toEqual([]);
+    expect(code).toBe(0);
+  });
+});
