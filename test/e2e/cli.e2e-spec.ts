@@ -77,6 +77,36 @@ describe('skill-registry CLI', () => {
     expect(run).toMatchObject({ body: { status: 'SUCCEEDED', output: { doubled: 42 } } });
   });
 
+  it('init --format agent-skills: a SKILL.md + tools.yaml package that validates strictly, tests, publishes and runs its script tool', async () => {
+    expect(await cli('init', '--format', 'yaml', 'demo/x_y')).toMatchObject({ code: 2 });
+    const created = await cli('--json', 'init', '--format', 'agent-skills', 'demo/halve_it');
+    expect(created.code).toBe(0);
+    // The directory carries the SKILL.md name, as Agent Skills requires.
+    const dir = path.join(work, 'demo/halve-it');
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      created: dir,
+      format: 'agent-skills',
+      files: ['SKILL.md', 'tools.yaml', 'scripts/double_it.py'],
+    });
+    const strict = await cli('--json', 'validate', '--strict', dir);
+    expect(JSON.parse(strict.stdout)).toMatchObject({ name: 'halve_it', valid: true, issues: [] });
+    expect(strict.code).toBe(0);
+    const tested = await cli('--json', 'test', dir);
+    expect(JSON.parse(tested.stdout)).toMatchObject({ passed: true, examples: [{ tool: 'double_it', outcome: 'passed' }] });
+    expect(tested.code).toBe(0);
+    const published = await cli('--json', 'publish', dir, '--registry', registry.baseUrl, '--token', ADMIN_TOKEN);
+    expect(JSON.parse(published.stdout)).toMatchObject({ status: 201, outcome: 'new' });
+    const promoted = await call(registry.baseUrl, 'POST', '/v1/admin/skills/halve_it/versions/0.1.0/promote', {
+      token: ADMIN_TOKEN,
+      body: {},
+    });
+    expect(promoted).toMatchObject({ status: 200, body: { status: 'ACTIVE' } });
+    const run = await call(registry.baseUrl, 'POST', '/v1/skills/halve_it/executions?wait=20', {
+      body: { tool: 'double_it', input: { value: 21 } },
+    });
+    expect(run).toMatchObject({ body: { status: 'SUCCEEDED', output: { doubled: 42 } } });
+  });
+
   it('exits non-zero with the report for an invalid package, locally and on publish', async () => {
     expect(await cli('init', 'demo/broken_one')).toMatchObject({ code: 0 });
     const dir = path.join(work, 'demo/broken_one');

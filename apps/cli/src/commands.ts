@@ -3,7 +3,8 @@ import path from 'node:path';
 import { manifestHash, manifestOf, packPackageArchive, readPackageDir } from '#package-store/index.js';
 import { SkillPackageLoader, formatPackageReport } from '#skill-loader/index.js';
 import { isAgentSkillsPackage, loadAgentSkillPackage } from '#agent-skills/index.js';
-import { scaffoldFiles } from './scaffold.js';
+import { agentSkillsSpelling } from '#skill-loader/skill-md.js';
+import { scaffoldAgentSkillsFiles, scaffoldFiles } from './scaffold.js';
 
 /** What a command prints: lines for people, or one JSON value with --json. */
 export interface Output {
@@ -11,24 +12,31 @@ export interface Output {
   json(value: unknown): void;
 }
 
-/** `init <domain>/<name>`: a package that passes validation, with a test of its own. */
-export async function init(target: string, options: { dir: string }, out: Output, json: boolean): Promise<number> {
+/** `init <domain>/<name>`: a package that passes validation, with a test of its own (its examples, for Agent Skills). */
+export async function init(target: string, options: { dir: string; format?: string }, out: Output, json: boolean): Promise<number> {
+  const format = options.format ?? 'typescript';
+  if (format !== 'typescript' && format !== 'agent-skills') {
+    out.line(`--format '${format}' is not one of typescript, agent-skills`);
+    return 2;
+  }
+  const scaffold = format === 'agent-skills' ? scaffoldAgentSkillsFiles : scaffoldFiles;
   const match = /^([a-z][a-z0-9_]*)\/([a-z][a-z0-9_]*)$/.exec(target);
   if (!match) {
     out.line(`'${target}' is not <domain>/<name> (lower case letters, digits and _)`);
     return 2;
   }
   const [, domain, name] = match as unknown as [string, string, string];
-  const dir = path.resolve(options.dir, domain, name);
+  // Agent Skills requires the directory to carry the SKILL.md name, which is spelt with hyphens.
+  const dir = path.resolve(options.dir, domain, format === 'agent-skills' ? agentSkillsSpelling(name) : name);
   if (await stat(dir).catch(() => null)) {
     out.line(`${dir} exists already; choose another name or remove it`);
     return 1;
   }
-  for (const [file, text] of Object.entries(scaffoldFiles(domain, name))) {
+  for (const [file, text] of Object.entries(scaffold(domain, name))) {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), text);
   }
-  if (json) out.json({ created: dir, files: Object.keys(scaffoldFiles(domain, name)) });
+  if (json) out.json({ created: dir, format, files: Object.keys(scaffold(domain, name)) });
   else out.line(`created ${dir}\nnext: skill-registry validate ${path.relative(process.cwd(), dir) || '.'}`);
   return 0;
 }

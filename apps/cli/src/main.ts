@@ -20,7 +20,8 @@ export async function main(argv: string[], write: (text: string) => void = (text
     .description('scaffold a package that passes validation, with a test of its own')
     .argument('<domain/name>', 'e.g. firmware/check_stack_usage')
     .option('--dir <dir>', 'catalog root to create it in', '.')
-    .action(async (target: string, options: { dir: string }) => void (code = await init(target, options, out, json())));
+    .option('--format <format>', 'typescript (definition.json, handler.ts) or agent-skills (SKILL.md, tools.yaml, a script)', 'typescript')
+    .action(async (target: string, options: { dir: string; format: string }) => void (code = await init(target, options, out, json())));
   program
     .command('validate')
     .description("print the package's validation report; exit 1 on errors")

@@ -58,3 +58,59 @@ describe('${name}', () => {
 `,
   };
 }
+
+/**
+ * The files `skill-registry init --format agent-skills <domain>/<name>` writes: an Agent Skills package (seed 004)
+ * with one script tool in tools.yaml, a declared example that `skill-registry test` runs in the script sandbox.
+ */
+export function scaffoldAgentSkillsFiles(domain: string, name: string): Record<string, string> {
+  const skillName = agentSkillsSpelling(name);
+  return {
+    'SKILL.md': `---
+name: ${skillName}
+description: >-
+  Describe what ${skillName} does for an engineer and when to use it, in one or two sentences.
+metadata:
+  dcc-mcp:
+    version: "0.1.0"
+    layer: domain
+    tags: [${domain}]
+    tools: tools.yaml
+---
+
+# ${name}
+
+What the skill does, its tools, their inputs and outputs, and their limits.
+`,
+    'tools.yaml': `tools:
+  - name: double_it
+    description: Doubles a value.
+    source_file: scripts/double_it.py
+    input_schema:
+      type: object
+      required: [value]
+      additionalProperties: false
+      properties:
+        value: { type: number, description: The value to double }
+    output_schema:
+      type: object
+      required: [doubled]
+      properties:
+        doubled: { type: number, description: Twice the value }
+    idempotent: true
+    read_only: true
+    timeout_seconds: 30
+    examples:
+      - description: doubles 2
+        input: { value: 2 }
+        output: { doubled: 4 }
+`,
+    'scripts/double_it.py': `import json
+import sys
+
+# The tool's input arrives as one JSON object on stdin; its output is one JSON object on stdout.
+args = json.load(sys.stdin)
+print(json.dumps({"doubled": args["value"] * 2}))
+`,
+  };
+}
