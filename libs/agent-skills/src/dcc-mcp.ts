@@ -34,6 +34,13 @@ const KNOWN_KEYS = [
   ...SIDECAR_KEYS,
 ];
 
+/** Seed 004 keys this registry accepts and keeps but does not act on (reported as `info`, never silently dropped). */
+const KEPT_WITHOUT_EFFECT: Record<string, string> = {
+  products: 'its skills are not filtered by host product',
+  'allow-implicit-invocation': 'every listed skill may be invoked; hosts decide implicit invocation',
+  'external-deps': 'external dependencies are neither installed nor probed',
+};
+
 /** What `metadata.dcc-mcp` (and the generic `metadata.version`) give the package. */
 export interface DccMcpFields {
   /** The package carries a `metadata.dcc-mcp` mapping. */
@@ -99,6 +106,16 @@ export async function checkDccMcp(
       at(key),
       `metadata.dcc-mcp.${key} is not a key this registry reads (ignored)`,
       suggestion ? `Did you mean '${suggestion}'?` : `Known keys: ${KNOWN_KEYS.join(', ')}.`,
+    );
+  }
+  for (const [key, why] of Object.entries(KEPT_WITHOUT_EFFECT)) {
+    if (extension[key] === undefined) continue;
+    issues.info(
+      'definition',
+      FILE,
+      at(key),
+      `metadata.dcc-mcp.${key} is kept in the metadata as written, but this registry does not act on it: ${why}`,
+      'Nothing to change; hosts that read the key see it in skills/get.',
     );
   }
   Object.assign(fields, readVersion(extension.version, metadata.version, issues));

@@ -458,3 +458,50 @@ describe('loadAgentSkillPackage: fail-soft on the file system', () => {
     ]);
   });
 });
+
+describe('loadAgentSkillPackage: seed 004 keys kept without effect are reported, never dropped in silence', () => {
+  let scratch: string;
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'agent-skills-kept-'));
+  });
+  afterAll(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('gives one info per key (products, allow-implicit-invocation, external-deps, defer-loading) and stays valid', async () => {
+    const dir = join(scratch, 'kept-keys');
+    await mkdir(join(dir, 'scripts'), { recursive: true });
+    await writeFile(join(dir, 'scripts', 'run.py'), 'print("{}")\n');
+    await writeFile(
+      join(dir, 'SKILL.md'),
+      [
+        '---',
+        'name: kept-keys',
+        'description: Keys of seed 004 that this registry keeps without acting on them.',
+        'metadata:',
+        '  dcc-mcp:',
+        '    version: "1.0.0"',
+        '    products: [maya]',
+        '    allow-implicit-invocation: false',
+        '    external-deps: { env: [HFS] }',
+        '    tools: tools.yaml',
+        '---',
+        '# Kept',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      join(dir, 'tools.yaml'),
+      'tools:\n  - name: run\n    description: Run it.\n    source_file: scripts/run.py\n    defer-loading: true\n',
+    );
+    const result = await loadAgentSkillPackage(dir);
+    expect(result.valid).toBe(true);
+    expect(result.issues.map(({ severity, file, path }) => ({ severity, file, path }))).toEqual([
+      { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/products' },
+      { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/allow-implicit-invocation' },
+      { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/external-deps' },
+      { severity: 'info', file: 'tools.yaml', path: '/tools/0/defer-loading' },
+    ]);
+    expect(result.issues[0]?.message).toMatch(/kept in the metadata as written, but this registry does not act on it/);
+  });
+});

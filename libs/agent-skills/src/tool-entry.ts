@@ -88,6 +88,15 @@ export async function checkToolEntry(
       suggestion ? `Did you mean '${suggestion}'?` : `Known keys: ${TOOL_KEYS.join(', ')}.`,
     );
   }
+  for (const key of ['defer-loading', 'defer_loading'])
+    if (raw[key] !== undefined)
+      issues.info(
+        'definition',
+        file,
+        entryPointer(site, key),
+        `${site.label}: '${key}' is kept as written, but this registry lists every tool of a loaded skill (no deferred loading yet)`,
+        'Nothing to change; the key takes effect once tools are loaded on demand.',
+      );
   const flags = readToolFlags(raw, site, issues);
   const inputSchema = readSchema(raw, 'input', site, issues);
   const outputSchema = readSchema(raw, 'output', site, issues);

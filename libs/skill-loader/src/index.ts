@@ -18,6 +18,7 @@ export {
   type ResolvedTwinWorkProduct,
 } from './example-twin.js';
 export type { IssueCategory, IssueSeverity, ValidationIssue } from './issues.js';
+export { countIssues } from './issues.js';
 export { DRAFT_VERSION, SkillPackageLoader, type LoadedSkillPackage, type SkillPackageLoaderOptions } from './loader.js';
 export { findSkillPackages, hashSkillPackage, isSkillPackageDir } from './package-files.js';
 export { formatPackageReport } from './report.js';

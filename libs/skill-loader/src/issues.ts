@@ -1,5 +1,8 @@
-/** How bad a finding is: an error keeps the package in DRAFT, a warning does not. */
-export type IssueSeverity = 'error' | 'warning';
+/**
+ * How bad a finding is: an error keeps the package in DRAFT, a warning does not (and `validate --strict`
+ * counts it as an error), an info only tells the author something (a field kept but without effect here).
+ */
+export type IssueSeverity = 'error' | 'warning' | 'info';
 
 /** Which check produced a finding. */
 export type IssueCategory =
@@ -31,9 +34,19 @@ export class IssueList {
     this.items.push({ severity: 'warning', category, file, path, message, hint });
   }
 
+  info(category: IssueCategory, file: string, path: string, message: string, hint: string): void {
+    this.items.push({ severity: 'info', category, file, path, message, hint });
+  }
+
   get hasErrors(): boolean {
     return this.items.some((issue) => issue.severity === 'error');
   }
+}
+
+/** How many findings of each severity (the counts reports and lifecycle evidence carry). */
+export function countIssues(issues: readonly Pick<ValidationIssue, 'severity'>[]): { errors: number; warnings: number; infos: number } {
+  const count = (severity: IssueSeverity) => issues.filter((issue) => issue.severity === severity).length;
+  return { errors: count('error'), warnings: count('warning'), infos: count('info') };
 }
 
 /** JSON pointer of a path of keys and indexes (RFC 6901). */

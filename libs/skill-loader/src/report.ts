@@ -1,5 +1,8 @@
 import { relative } from 'node:path';
+import { countIssues, type IssueSeverity } from './issues.js';
 import type { LoadedSkillPackage } from './loader.js';
+
+const SEVERITY_ORDER: Record<IssueSeverity, number> = { error: 0, warning: 1, info: 2 };
 
 /** A package's validation report as text for a terminal: one block per package, one entry per issue. */
 export function formatPackageReport(
@@ -7,12 +10,12 @@ export function formatPackageReport(
   options: { cwd?: string } = {},
 ): string {
   const where = relative(options.cwd ?? process.cwd(), loaded.packagePath) || '.';
-  const errors = loaded.issues.filter((issue) => issue.severity === 'error').length;
-  const warnings = loaded.issues.length - errors;
+  const { errors, warnings, infos } = countIssues(loaded.issues);
   const status = loaded.valid ? 'OK' : 'INVALID';
-  const counts = `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
+  const counts =
+    `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}` + (infos ? `, ${infos} info` : '');
   const lines = [`${status}  ${loaded.identity.name}@${loaded.identity.version}  (${where})  ${counts}`];
-  const ordered = [...loaded.issues].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+  const ordered = [...loaded.issues].sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   for (const issue of ordered) {
     const location = issue.file ? `${issue.file}${issue.path ? ` ${issue.path}` : ''}` : '(package)';
     lines.push(`  ${issue.severity.padEnd(7)} [${issue.category}] ${location}: ${issue.message}`);

@@ -1,3 +1,4 @@
+import { countIssues } from '#skill-loader/index.js';
 import { basename, dirname } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PackageStore, PackageTooLarge, legacyContentHash, manifestHash, manifestOf, readPackageDir } from '#package-store/index.js';
@@ -68,8 +69,7 @@ export class RegisterSkill {
       const snapshot = { ...intake.snapshot, contentHash, packagePath };
       let existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       if (existing && existing.contentHash === legacyHash) existing = await this.adoptLegacy(existing, files);
-      const errors = intake.issues.filter((issue) => issue.severity === 'error').length;
-      const warnings = intake.issues.length - errors;
+      const { errors, warnings } = countIssues(intake.issues);
       const base = { path: packagePath, name: snapshot.name, version: snapshot.version, errors, warnings };
 
       if (!existing) {

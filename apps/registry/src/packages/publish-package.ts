@@ -1,3 +1,4 @@
+import { countIssues } from '#skill-loader/index.js';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { splitSkillMarkdown } from '#agent-skills/index.js';
@@ -59,7 +60,7 @@ export class PublishPackage {
         to: snapshot.status,
         actor: by.identity,
         reason: 'published; validation passed',
-        evidence: { content_hash: contentHash, errors: 0, warnings: issues.length },
+        evidence: { content_hash: contentHash, errors: 0, warnings: countIssues(issues).warnings },
       };
       const created = await this.repository.createVersion(snapshot, creation);
       if (!created) {

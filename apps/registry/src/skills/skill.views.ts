@@ -53,7 +53,7 @@ export const skillDependencyView = apiComponent(
 export const validationIssueView = apiComponent(
   'ValidationIssue',
   z.object({
-    severity: z.enum(['error', 'warning']),
+    severity: z.enum(['error', 'warning', 'info']),
     category: z.enum(['files', 'json', 'definition', 'schema', 'handler', 'examples', 'policy', 'docs', 'dependencies', 'compatibility']),
     file: z.string(),
     path: z.string(),
