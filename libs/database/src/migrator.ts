@@ -131,7 +131,30 @@ export async function applyMigrations(databaseUrl: string, migrationsDir: string
 /** Names of migrations on disk missing from `appliedNames` (empty = the database is up to date). */
 export async function unappliedMigrations(appliedNames: Iterable<string>, migrationsDir: string): Promise<string[]> {
   const applied = new Set(appliedNames);
-  return (await readMigrations(migrationsDir)).map((migration) => migration.name).filter((name) => !applied.has(name));
+  return (await migrationNames(migrationsDir)).filter((name) => !applied.has(name));
+}
+
+const namesByDir = new Map<string, Promise<string[]>>();
+
+/**
+ * The migrations shipped in `migrationsDir`, in order: the directory names, read once per process (they
+ * are part of the deployed code). Readiness probes ask this on every call; reading and hashing every
+ * migration file each time made a probe wait on a busy file system (a 2 s readiness timeout under load).
+ */
+export function migrationNames(migrationsDir: string): Promise<string[]> {
+  let names = namesByDir.get(migrationsDir);
+  if (!names) {
+    names = readdir(migrationsDir, { withFileTypes: true }).then((entries) =>
+      entries
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort(),
+    );
+    // A failed read is not remembered: the next probe tries again.
+    names.catch(() => namesByDir.delete(migrationsDir));
+    namesByDir.set(migrationsDir, names);
+  }
+  return names;
 }
 
 async function appliedMigrations(client: pg.ClientBase | pg.Pool): Promise<Map<string, AppliedRow>> {
