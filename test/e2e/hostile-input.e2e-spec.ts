@@ -205,7 +205,7 @@ describe('hostile input on every transport', () => {
       failure(unary(client, 'GetUsage', { name: long })),
       unary(client, 'GetSkill', { name: 'echo_text' }),
     ]);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(15_000); // none of them hangs
     expect(answers.slice(0, 3).map((answer) => (answer as { code: number }).code)).toEqual([5, 5, 5]);
     expect((answers[3] as { response: { skill: { name: string } } }).response.skill.name).toBe('echo_text');
   });

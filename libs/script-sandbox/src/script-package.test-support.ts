@@ -36,7 +36,9 @@ export async function processesWith(marker: string): Promise<number[]> {
 
 /** A unique string for a test's processes to carry in their command line. */
 export function uniqueMarker(prefix: string): string {
-  return `${prefix}${process.pid}x${Math.floor(Math.random() * 1e9)}`;
+  // Digits only after the prefix: a marker given to /bin/sleep must stay a valid duration ('4242.' + digits),
+  // or the sleep exits at once and a check that nothing is left passes without anything having been killed.
+  return `${prefix}${process.pid}0${Math.floor(Math.random() * 1e9)}`;
 }
 
 /** The error of a failed outcome; fails the test with the outcome shown when it succeeded. */
