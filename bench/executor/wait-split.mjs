@@ -4,7 +4,7 @@
 // (created_at: the insert, started_at: the attempt's start, finished_at: the finish) — one system clock, µs.
 //   request → insert        the HTTP request, routing, auth, input validation, group commit's hand-off
 //   insert → start          insert and commit, the 'queued' event and the enqueue (Redis), the executor's pick-up
-//   start → finish          start commit, the 'started' event, the sandbox hop and the handler, output checks
+//   start → finish          start commit (unless deferred), the 'started' event, the sandbox hop and the handler, output checks
 //   finish → response       finish and commit, NOTIFY to the registry's waiter, the response
 // Then the same calls with one suspect toggled at a time (each a fresh executor, or registry, in the same run).
 // Usage: npm run build && node bench/executor/wait-split.mjs   Env: BENCH_SYNC_SAMPLES (400), BENCH_SPLIT_VARIANTS (all)
@@ -24,6 +24,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The configuration of the `?wait` figure of bench:executor (concurrency 32), and one suspect toggled in each variant. */
 const VARIANTS = [
   { label: 'as configured (concurrency 32)', executor: {}, registry: {} },
+  { label: 'executor ATTEMPT_START_DEFER_MS=0', executor: { ATTEMPT_START_DEFER_MS: '0' }, registry: {} },
   { label: 'executor concurrency 1', executor: { EXECUTOR_CONCURRENCY: '1' }, registry: {} },
   { label: 'HANDLER_SANDBOX=none', executor: { HANDLER_SANDBOX: 'none' }, registry: {} },
   { label: 'executor EVENT_HOLD_MS=0', executor: { EVENT_HOLD_MS: '0' }, registry: {} },

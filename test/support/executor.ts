@@ -34,6 +34,8 @@ export async function startExecutor(options: {
   databaseUrl: string;
   queuePrefix: string;
   env?: Record<string, string>;
+  /** False: no marker directory is writable in the sandboxes (handlers then reach nothing but their channel). */
+  markers?: boolean;
 }): Promise<RunningExecutor> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run "npm run build" first (npm test does)`);
   const port = await freePort();
@@ -56,7 +58,7 @@ export async function startExecutor(options: {
       CANCEL_GRACE_MS: '500',
       SHUTDOWN_GRACE_SECONDS: '10',
       // The fixture skills count their attempts in marker files: that one directory is writable in their sandboxes.
-      SANDBOX_TEST_WRITABLE_DIR: SANDBOX_MARKER_ROOT,
+      ...(options.markers === false ? {} : { SANDBOX_TEST_WRITABLE_DIR: SANDBOX_MARKER_ROOT }),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -58,4 +58,17 @@ export class BatchedExecutionWrites {
   ): Promise<ExecutionRecord | null> {
     return this.finishes.submit({ id, status, ...result, guard });
   }
+
+  /**
+   * Ends a first attempt whose start was never written (FinishRequest.unstartedMs), group-committed with
+   * the other finishes: start and end in one statement. Null when the execution is no longer untouched.
+   */
+  finishUnstarted(
+    id: string,
+    status: TerminalStatus,
+    result: { output?: Record<string, unknown> | null; error?: ExecutionError | null },
+    unstartedMs: number,
+  ): Promise<ExecutionRecord | null> {
+    return this.finishes.submit({ id, status, ...result, unstartedMs });
+  }
 }

@@ -45,15 +45,25 @@ const ROW_GUARD = `(r.attempt IS NULL OR (e.attempts = r.attempt AND e.attempt_r
  * Moves each execution to its terminal state unless it already is in one or its guard fails, and
  * announces each row it moved on EXECUTION_FINISHED_CHANNEL in the same transaction (one NOTIFY per
  * row, delivered at commit, with the final row when it fits).
+ *
+ * A row with `unstarted_ms` is a first attempt that ran for that long without its start written (see
+ * FinishRequest.unstartedMs): it applies only while the execution is untouched (QUEUED, no attempt,
+ * none running, no cancellation asked) and records that attempt as attempt 1, started that long ago.
  */
 export const FINISH_EXECUTIONS = `
   WITH finished AS (
     UPDATE executions e
        SET status = r.status, output = r.output::jsonb, error = r.error::jsonb, attempt_running = false, finished_at = now(),
-           duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(e.started_at, e.created_at))) * 1000)::int)
-      FROM unnest($1::uuid[], $2::"ExecutionStatus"[], $3::text[], $4::text[], $5::int[], $6::int[])
-           AS r(id, status, output, error, attempt, stale_for_ms)
+           attempts = CASE WHEN r.unstarted_ms IS NULL THEN e.attempts ELSE 1 END,
+           started_at = CASE WHEN r.unstarted_ms IS NULL THEN e.started_at
+                             ELSE now() - (r.unstarted_ms * interval '1 millisecond') END,
+           duration_ms = COALESCE(r.unstarted_ms,
+                                  GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(e.started_at, e.created_at))) * 1000)::int))
+      FROM unnest($1::uuid[], $2::"ExecutionStatus"[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[])
+           AS r(id, status, output, error, attempt, stale_for_ms, unstarted_ms)
      WHERE e.id = r.id AND e.status NOT IN ${TERMINAL} AND ${ROW_GUARD}
+       AND (r.unstarted_ms IS NULL
+            OR (e.status = 'QUEUED' AND e.attempts = 0 AND NOT e.attempt_running AND e.cancel_requested_at IS NULL))
     RETURNING e.*)
   SELECT finished.*,
          pg_notify('${EXECUTION_FINISHED_CHANNEL}',

@@ -35,6 +35,12 @@ export interface FinishRequest {
   output?: Record<string, unknown> | null;
   error?: ExecutionError | null;
   guard?: AttemptGuard;
+  /**
+   * Set when the first attempt ran, for this many milliseconds, without its start being written (the
+   * executor defers that write for a sandboxed handler that has used no channel yet, see AttemptStart):
+   * the finish applies only if the execution is still untouched, and counts that run as attempt 1.
+   */
+  unstartedMs?: number;
 }
 
 export interface ExecutionListFilter {
@@ -263,6 +269,7 @@ export class ExecutionsRepository {
       requests.map((request) => (request.error ? JSON.stringify(request.error) : null)),
       requests.map((request) => request.guard?.attempt ?? null),
       requests.map((request) => request.guard?.staleForMs ?? null),
+      requests.map((request) => (request.unstartedMs === undefined ? null : Math.max(0, Math.round(request.unstartedMs)))),
     ]);
     const byId = new Map(updated.rows.map((row) => [row.id as string, row]));
     return requests.map((request) => {

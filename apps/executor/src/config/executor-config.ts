@@ -36,6 +36,12 @@ export const executorConfigSchema = z
     WRITE_BATCH_WINDOW_MS: z.coerce.number().int().min(0).max(100).default(2),
     /** How long an execution's 'started' event may wait to be published with its next event (0 = at once). */
     EVENT_HOLD_MS: positiveInt(0, 1000).default(20),
+    /**
+     * How long a first attempt of a sandboxed TypeScript handler may run before its start is written (0 = always
+     * written first). A run that ends within it, having used no channel, writes start and end in one statement;
+     * meanwhile the execution reads QUEUED. Only with HANDLER_SANDBOX=bubblewrap and no hooks (see AttemptStart).
+     */
+    ATTEMPT_START_DEFER_MS: positiveInt(0, 60_000).default(100),
     /** Where stored packages are materialised (one directory per content hash; survives restarts). */
     PACKAGE_CACHE_DIR: z
       .string()

@@ -18,6 +18,7 @@ import {
 } from '#executions/index.js';
 import { PackageCache, PackageUnavailable } from '#package-store/index.js';
 import { missingTools } from './required-tools.js';
+import { AttemptStart } from './attempt-start.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
 import { SandboxPool } from '../sandbox/sandbox-pool.js';
@@ -47,7 +48,7 @@ export class ExecutionRunner {
   private readonly logger = new Logger(ExecutionRunner.name);
   private readonly validator = new JsonSchemaValidator();
   /** Attempts this process runs (from start until their outcome is written), with their abort controller. */
-  private readonly running = new Map<string, { attempt: number; controller: AbortController }>();
+  private readonly running = new Map<string, { attempt: number; controller: AbortController; start: AttemptStart }>();
   private readonly versions = new LRUCache<string, ExecutableVersion>({ max: 1000 });
   /** Events held back briefly per execution, to go out with the next one (see deferEvent). */
   private readonly heldEvents = new Map<string, { events: ExecutionEvent[]; timer: NodeJS.Timeout }>();
@@ -71,9 +72,21 @@ export class ExecutionRunner {
     return [...this.running.keys()];
   }
 
-  /** The attempts this process holds, for the heartbeat. */
+  /** The attempts this process holds, for the heartbeat (those whose start is written: the others have no row to renew). */
   runningAttempts(): { id: string; attempt: number }[] {
-    return [...this.running].map(([id, { attempt }]) => ({ id, attempt }));
+    return [...this.running].filter(([, { start }]) => start.durable).map(([id, { attempt }]) => ({ id, attempt }));
+  }
+
+  /**
+   * First attempts may run before their start is written (AttemptStart) only where a handler's run leaves
+   * nothing behind but its channel calls: in the OS sandbox, with no directory shared writable into it (the
+   * tests' SANDBOX_TEST_WRITABLE_DIR), and no hooks around it.
+   */
+  private get defersStarts(): boolean {
+    const config = this.config;
+    return (
+      config.ATTEMPT_START_DEFER_MS > 0 && config.HANDLER_SANDBOX === 'bubblewrap' && !config.SANDBOX_TEST_WRITABLE_DIR && this.hooks.empty
+    );
   }
 
   /** Aborts a running execution of this process; false when it does not run here. */
@@ -127,11 +140,15 @@ export class ExecutionRunner {
 
   /** One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt. */
   async run(executionId: string): Promise<void> {
+    if (this.defersStarts) {
+      const deferrable = await this.deferrable(executionId);
+      if (deferrable) return this.runDeferred(deferrable.execution, deferrable.version);
+    }
     // Common case: one statement, and the version from the cache; anything unusual is sorted out below.
     const fast = await this.writes.startAttempt(executionId);
     if (fast) {
       const cached = await this.versionOf(fast.skillVersionId);
-      if (cached) return this.runAttempt(fast, cached);
+      if (cached) return this.runAttempt(fast, cached, AttemptStart.written(fast));
       const error: ExecutionError = { code: 'HANDLER_ERROR', message: `Skill version ${fast.skillVersionId} is missing`, details: {} };
       const guard = { attempt: fast.attempts };
       return this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: fast.attempts, error }, guard);
@@ -161,15 +178,49 @@ export class ExecutionRunner {
       if (!execution) return;
     }
 
-    return this.runAttempt(execution, version);
+    return this.runAttempt(execution, version, AttemptStart.written(execution));
   }
 
-  private async runAttempt(execution: ExecutionRecord, version: ExecutableVersion): Promise<void> {
+  /** A pickup whose first attempt may run before its start is written (see AttemptStart); null otherwise. */
+  private async deferrable(executionId: string): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
+    const execution = await this.executions.findById(executionId);
+    if (!execution || execution.status !== 'QUEUED' || execution.attempts !== 0 || execution.attemptRunning) return null;
+    if (execution.cancelRequestedAt) return null;
+    const version = await this.versionOf(execution.skillVersionId);
+    // Script tools are not deferred: their runs are slow enough (an interpreter per run) for the write not to matter.
+    if (!version || version.format === 'agent-skills') return null;
+    return { execution, version };
+  }
+
+  private runDeferred(queued: ExecutionRecord, version: ExecutableVersion): Promise<void> {
     const controller = new AbortController();
-    this.running.set(execution.id, { attempt: execution.attempts, controller });
+    const start = AttemptStart.deferred({
+      write: () => this.writes.startAttempt(queued.id),
+      deferMs: this.config.ATTEMPT_START_DEFER_MS,
+      onWritten: (record) => {
+        const entry = this.running.get(queued.id);
+        if (entry?.start === start) entry.attempt = record.attempts;
+        this.deferEvent(queued.id, { type: 'started', at: new Date(Date.now() - start.elapsedMs).toISOString(), attempt: record.attempts });
+      },
+      // Cancelled or decided while it ran: the run stops, and what it did is dropped (it left nothing behind).
+      onRefused: () => controller.abort(),
+    });
+    // What the start will write (attempt 1), for the handler's context meanwhile.
+    const execution: ExecutionRecord = { ...queued, status: 'RUNNING', attempts: 1, attemptRunning: true };
+    return this.runAttempt(execution, version, start, controller);
+  }
+
+  private async runAttempt(
+    execution: ExecutionRecord,
+    version: ExecutableVersion,
+    start: AttemptStart,
+    controller = new AbortController(),
+  ): Promise<void> {
+    this.running.set(execution.id, { attempt: execution.attempts, controller, start });
     try {
-      await this.runHeldAttempt(execution, version, controller.signal);
+      await this.runHeldAttempt(execution, version, start, controller.signal);
     } finally {
+      start.stopTimer();
       // Held (and heartbeated) until its outcome is written, also while that write waits out a database outage.
       if (this.running.get(execution.id)?.controller === controller) this.running.delete(execution.id);
     }
@@ -179,7 +230,7 @@ export class ExecutionRunner {
    * The attempt as a span of the execution's trace (the request's, carried on the row), after a span for
    * the time it waited in the queue; with export off these are no-ops that only pass the context on.
    */
-  private runHeldAttempt(execution: ExecutionRecord, version: ExecutableVersion, signal: AbortSignal): Promise<void> {
+  private runHeldAttempt(execution: ExecutionRecord, version: ExecutableVersion, start: AttemptStart, signal: AbortSignal): Promise<void> {
     const parent = extractTraceContext({ traceparent: execution.traceParent ?? undefined });
     if (execution.attempts === 1) startSpan('execution.queue_wait', parent, { startTime: execution.createdAt }).span.end();
     const attributes = {
@@ -189,7 +240,7 @@ export class ExecutionRunner {
       'execution.attempt': execution.attempts,
     };
     return inSpan(`execution.attempt ${version.name}`, parent, { kind: SpanKind.CONSUMER, attributes }, (span, attempt) =>
-      this.runTracedAttempt(execution, version, signal, traceparentOf(attempt)).finally(() => {
+      this.runTracedAttempt(execution, version, start, signal, traceparentOf(attempt)).finally(() => {
         if (signal.aborted) span.setStatus({ code: SpanStatusCode.ERROR, message: 'cancelled' });
       }),
     );
@@ -198,16 +249,40 @@ export class ExecutionRunner {
   private async runTracedAttempt(
     execution: ExecutionRecord,
     version: ExecutableVersion,
+    start: AttemptStart,
     signal: AbortSignal,
     traceParent: string | null,
   ): Promise<void> {
     const executionId = execution.id;
-    const guard: AttemptGuard = { attempt: execution.attempts };
     this.metrics.attemptStarted(execution);
-    this.deferEvent(executionId, { type: 'started', at: now(), attempt: execution.attempts });
+    if (start.durable) this.deferEvent(executionId, { type: 'started', at: now(), attempt: execution.attempts });
     // What this execution runs under (the version's own contract, or its tool's): the one rule, read once.
     const contract = runContractOf(version, execution.tool);
-    const outcome = contract ? await this.attempt(execution, version, contract, signal, traceParent) : noSuchTool(version, execution.tool);
+    const outcome = contract
+      ? await this.attempt(execution, version, contract, start, signal, traceParent)
+      : noSuchTool(version, execution.tool);
+    if (outcome.ok && start.untouched) {
+      // Done before its start was ever needed: start and end in one statement.
+      start.stopTimer();
+      const finished = await this.durably(() =>
+        this.writes.finishUnstarted(executionId, 'SUCCEEDED', { output: outcome.output }, start.elapsedMs),
+      );
+      if (!finished) return this.settleRefused(executionId);
+      this.deferEvent(executionId, {
+        type: 'started',
+        at: new Date(Date.now() - start.elapsedMs).toISOString(),
+        attempt: finished.attempts,
+      });
+      this.metrics.concluded(finished);
+      await this.emit(executionId, { type: 'succeeded', at: now(), attempt: finished.attempts, duration_ms: finished.durationMs ?? 0 });
+      return;
+    }
+    // Any other end goes the usual way, from a written start.
+    const started = await this.durably(() => start.ensure());
+    start.stopTimer();
+    if (!started) return this.settleRefused(executionId);
+    const guard: AttemptGuard = { attempt: started.attempts };
+    execution = { ...execution, attempts: started.attempts };
     if (outcome.ok) {
       await this.conclude(
         executionId,
@@ -236,6 +311,17 @@ export class ExecutionRunner {
     await this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: execution.attempts, error }, guard);
   }
 
+  /**
+   * A deferred start that could not be written: the execution was cancelled (or decided) while its first attempt
+   * ran. That run is dropped; a cancellation nobody concluded yet is concluded here, as a pickup would.
+   */
+  private async settleRefused(executionId: string): Promise<void> {
+    this.takeHeldEvents(executionId);
+    const current = await this.durably(() => this.executions.findById(executionId));
+    if (!current || isTerminal(current.status) || current.attemptRunning || !current.cancelRequestedAt) return;
+    await this.conclude(executionId, 'CANCELLED', {}, { type: 'cancelled', at: now(), reason: 'cancelled before it started' });
+  }
+
   /** A write of work already done: waits out a database outage (bounded) rather than losing the outcome. */
   private durably<T>(write: () => Promise<T>): Promise<T> {
     return retryWhileUnavailable(write, this.config.DURABLE_WRITE_MAX_WAIT_MS, (error) =>
@@ -261,6 +347,7 @@ export class ExecutionRunner {
     execution: ExecutionRecord,
     version: ExecutableVersion,
     contract: RunContract,
+    start: AttemptStart,
     signal: AbortSignal,
     traceParent: string | null,
   ): Promise<HandlerOutcome> {
@@ -281,7 +368,7 @@ export class ExecutionRunner {
       const outcome =
         version.format === 'agent-skills'
           ? await this.scripts.run(execution, version, contract, signal)
-          : await this.runHandler(execution, version, contract, signal, traceParent);
+          : await this.runHandler(execution, version, contract, start, signal, traceParent);
       if (!outcome.ok) return outcome;
       // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
       // Keyed by tool too: the tools of one Agent Skills package share its content hash.
@@ -313,6 +400,7 @@ export class ExecutionRunner {
     execution: ExecutionRecord,
     version: ExecutableVersion,
     contract: RunContract,
+    start: AttemptStart,
     signal: AbortSignal,
     traceParent: string | null,
   ): Promise<HandlerOutcome> {
@@ -359,6 +447,12 @@ export class ExecutionRunner {
           branch: execution.branch,
           emit: (event) => void this.emit(execution.id, event),
         }),
+        // What the handler does through the channel may leave traces (tool effects, twin revisions, events): its start is written first.
+        beforeChannel: start.durable
+          ? undefined
+          : async () => {
+              if (!(await start.ensure())) throw new Error('The execution was cancelled');
+            },
         onLog: (level, message, fields) => {
           this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`);
           // A held 'started' goes out first: one connection, so the stream keeps the order of events.

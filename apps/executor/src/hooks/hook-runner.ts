@@ -19,6 +19,11 @@ export class HookRunner {
     this.hooks = [...hooks].sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
   }
 
+  /** True when no hook is registered (nothing runs around a handler but the handler). */
+  get empty(): boolean {
+    return this.hooks.length === 0;
+  }
+
   /** Throws HookRefused on a veto or a fail-closed failure. */
   async beforeExecute(context: HookContext): Promise<void> {
     for (const hook of this.hooks) {

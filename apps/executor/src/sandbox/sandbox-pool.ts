@@ -18,6 +18,11 @@ export interface SandboxRunOptions {
   /** Serves the handler's twin calls; without it they fail as unavailable. */
   twin?: TwinCallHandler;
   onLog?: (level: string, message: string, fields: Record<string, unknown>) => void;
+  /**
+   * Awaited before the handler's channel traffic (tool and twin calls, log lines) is served; a rejection
+   * fails that call (the runner uses it to make the attempt's start durable first, see AttemptStart).
+   */
+  beforeChannel?: () => Promise<void>;
 }
 
 /** Makes the process spec for a package (HandlerLauncher in the executor; a stand-in in the pool's own tests). */
@@ -124,16 +129,27 @@ export class SandboxPool {
     // Tool calls of this run stop with it (timeout, cancellation, process death), not only with the execution.
     const calls = new AbortController();
     const callSignal = AbortSignal.any([options.signal, calls.signal]);
+    const serveTwin = (op: string, args: unknown[]): Promise<ToolReplyBody> =>
+      options.twin
+        ? options.twin(op as TwinOp, args, callSignal).catch((error: Error) => twinUnavailable(error.message))
+        : Promise.resolve(twinUnavailable('this executor serves no digital twin'));
+    const log = (level: string, message: string, fields: Record<string, unknown>) => options.onLog?.(level, message, fields);
+    // With a gate, every call waits on it (one promise, so log lines keep their order among themselves).
+    const gate = options.beforeChannel;
     const outcome = await process.run(request, {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       cancelGraceMs: this.options.cancelGraceMs,
-      onLog: (level, message, fields) => options.onLog?.(level, message, fields),
-      onToolCall: (op, args) => callTool(options, declared, callSignal, op, args),
-      onTwinCall: (op, args) =>
-        options.twin
-          ? options.twin(op as TwinOp, args, callSignal).catch((error: Error) => twinUnavailable(error.message))
-          : Promise.resolve(twinUnavailable('this executor serves no digital twin')),
+      onLog: gate
+        ? (level, message, fields) =>
+            void gate().then(
+              () => log(level, message, fields),
+              () => undefined,
+            )
+        : log,
+      onToolCall: (op, args) =>
+        gate ? gate().then(() => callTool(options, declared, callSignal, op, args)) : callTool(options, declared, callSignal, op, args),
+      onTwinCall: (op, args) => (gate ? gate().then(() => serveTwin(op, args)) : serveTwin(op, args)),
     });
     calls.abort();
     this.release(process, outcome.ok);
