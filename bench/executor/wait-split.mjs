@@ -7,7 +7,7 @@
 //   start → finish          start commit (unless deferred), the 'started' event, the sandbox hop and the handler, output checks
 //   finish → response       finish and commit, NOTIFY to the registry's waiter, the response
 // Then the same calls with one suspect toggled at a time (each a fresh executor, or registry, in the same run).
-// Usage: npm run build && node bench/executor/wait-split.mjs   Env: BENCH_SYNC_SAMPLES (400), BENCH_SPLIT_VARIANTS (all)
+// Usage: npm run build && node bench/executor/wait-split.mjs   Env: BENCH_SYNC_SAMPLES (400), BENCH_SPLIT_VARIANTS (all; labels, comma-separated, in the order given)
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,14 +22,22 @@ import { percentile } from './closed-loop.mjs';
 const SAMPLES = Number(process.env.BENCH_SYNC_SAMPLES ?? 400);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The configuration of the `?wait` figure of bench:executor (concurrency 32), and one suspect toggled in each variant. */
-const VARIANTS = [
+const ALL_VARIANTS = [
   { label: 'as configured (concurrency 32)', executor: {}, registry: {} },
   { label: 'executor ATTEMPT_START_DEFER_MS=0', executor: { ATTEMPT_START_DEFER_MS: '0' }, registry: {} },
   { label: 'executor concurrency 1', executor: { EXECUTOR_CONCURRENCY: '1' }, registry: {} },
   { label: 'HANDLER_SANDBOX=none', executor: { HANDLER_SANDBOX: 'none' }, registry: {} },
   { label: 'executor EVENT_HOLD_MS=0', executor: { EVENT_HOLD_MS: '0' }, registry: {} },
   { label: 'executor WRITE_BATCH_WINDOW_MS=0', executor: { WRITE_BATCH_WINDOW_MS: '0' }, registry: {} },
-].filter((variant) => !process.env.BENCH_SPLIT_VARIANTS || process.env.BENCH_SPLIT_VARIANTS.split(',').includes(variant.label));
+];
+// BENCH_SPLIT_VARIANTS picks variants by label, in its own order (swap two to see whether the order matters).
+const VARIANTS = process.env.BENCH_SPLIT_VARIANTS
+  ? process.env.BENCH_SPLIT_VARIANTS.split(',').map((label) => {
+      const variant = ALL_VARIANTS.find((candidate) => candidate.label === label);
+      if (!variant) throw new Error(`no variant '${label}': ${ALL_VARIANTS.map((candidate) => candidate.label).join(', ')}`);
+      return variant;
+    })
+  : ALL_VARIANTS;
 
 const now = () => performance.timeOrigin + performance.now();
 
