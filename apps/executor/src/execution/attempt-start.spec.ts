@@ -12,7 +12,9 @@ function deferred(write: () => Promise<ExecutionRecord | null>, deferMs = 100) {
 }
 
 describe('AttemptStart', () => {
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('a written start is durable and never writes again', async () => {
     const start = AttemptStart.written(record);

@@ -23,7 +23,8 @@ import {
   VersionImmutable,
 } from '../problem/domain-errors.js';
 import { TwinFailure, type TwinFailureReason } from '#twin/index.js';
-import { GRPC_STATUS_BY_CODE, toGrpcError } from './grpc-errors.js';
+import { grpcStatusOf } from '../problem/error-catalog.js';
+import { toGrpcError } from './grpc-errors.js';
 
 describe('gRPC error mapping', () => {
   it.each([
@@ -66,7 +67,7 @@ describe('gRPC error mapping', () => {
         return /code = '([A-Z_]+)'/.exec(source)?.[1];
       });
     expect(codes.length).toBeGreaterThan(10);
-    for (const code of codes) expect(GRPC_STATUS_BY_CODE[code as string]).toBeDefined();
+    for (const code of codes) expect(grpcStatusOf(code as string)).toBeDefined();
   });
 
   it('maps every reason a twin operation is refused for to its status and stable code', () => {

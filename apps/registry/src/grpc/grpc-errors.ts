@@ -10,49 +10,8 @@ import {
   RequestInvalid,
   asDomainError,
 } from '../problem/domain-errors.js';
+import { grpcStatusOf } from '../problem/error-catalog.js';
 import { encodeStatusDetails, type FieldViolation, type PreconditionViolation } from './status-details.js';
-
-/** gRPC status of each stable error code; REST's problem-details.ts is the HTTP counterpart. */
-export const GRPC_STATUS_BY_CODE: Readonly<Record<string, GrpcStatus>> = {
-  SKILL_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  EXECUTION_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  PACKAGE_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  VALIDATION_FAILED: GrpcStatus.INVALID_ARGUMENT,
-  INPUT_INVALID: GrpcStatus.INVALID_ARGUMENT,
-  INVALID_CURSOR: GrpcStatus.INVALID_ARGUMENT,
-  PATH_OUTSIDE_SKILL_PATHS: GrpcStatus.INVALID_ARGUMENT,
-  NOT_A_PACKAGE: GrpcStatus.INVALID_ARGUMENT,
-  PACKAGE_INVALID: GrpcStatus.INVALID_ARGUMENT,
-  PACKAGE_NOT_STORED: GrpcStatus.NOT_FOUND,
-  PACKAGE_TOO_LARGE: GrpcStatus.RESOURCE_EXHAUSTED,
-  ARCHIVE_REJECTED: GrpcStatus.INVALID_ARGUMENT,
-  INVALID_TRANSITION: GrpcStatus.FAILED_PRECONDITION,
-  PROMOTION_EVIDENCE_FAILED: GrpcStatus.FAILED_PRECONDITION,
-  VERSION_IMMUTABLE: GrpcStatus.FAILED_PRECONDITION,
-  DEPENDENTS_EXIST: GrpcStatus.FAILED_PRECONDITION,
-  SCHEMA_INVALID: GrpcStatus.INVALID_ARGUMENT,
-  TOOL_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  PACKAGE_FILE_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  SKILL_NOT_EXECUTABLE: GrpcStatus.FAILED_PRECONDITION,
-  EXECUTION_FINISHED: GrpcStatus.FAILED_PRECONDITION,
-  // The key names an execution that exists already, made from another request.
-  IDEMPOTENCY_KEY_REUSED: GrpcStatus.ALREADY_EXISTS,
-  // Lost an optimistic-lock race five times: the client may retry the whole call.
-  CONCURRENT_MODIFICATION: GrpcStatus.ABORTED,
-  QUEUE_UNAVAILABLE: GrpcStatus.UNAVAILABLE,
-  DATABASE_UNAVAILABLE: GrpcStatus.UNAVAILABLE,
-  UNAUTHENTICATED: GrpcStatus.UNAUTHENTICATED,
-  FORBIDDEN: GrpcStatus.PERMISSION_DENIED,
-  HOST_NOT_ALLOWED: GrpcStatus.PERMISSION_DENIED,
-  ORIGIN_NOT_ALLOWED: GrpcStatus.PERMISSION_DENIED,
-  TWIN_BRANCH_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  TWIN_BRANCH_EXISTS: GrpcStatus.ALREADY_EXISTS,
-  WORK_PRODUCT_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  REVISION_NOT_FOUND: GrpcStatus.NOT_FOUND,
-  KIND_MISMATCH: GrpcStatus.FAILED_PRECONDITION,
-  TWIN_TOO_LARGE: GrpcStatus.RESOURCE_EXHAUSTED,
-  UNSUPPORTED_MEDIA_TYPE: GrpcStatus.INVALID_ARGUMENT,
-};
 
 export const ERROR_DOMAIN = 'skill-registry.dev';
 
@@ -110,7 +69,7 @@ export function internalError(): GrpcError {
 }
 
 function preconditionViolations(error: DomainError): PreconditionViolation[] {
-  if (GRPC_STATUS_BY_CODE[error.code] !== GrpcStatus.FAILED_PRECONDITION) return [];
+  if (grpcStatusOf(error.code) !== GrpcStatus.FAILED_PRECONDITION) return [];
   const { name, version, id } = error.details as { name?: string; version?: string; id?: string };
   const subject = name ? (version ? `${name}@${version}` : name) : (id ?? '');
   if (error instanceof PromotionEvidenceMissing) {
@@ -143,7 +102,7 @@ function grpcError(
   const preconditionViolations = allPreconditionViolations
     .slice(0, MAX_VIOLATIONS)
     .map((v) => ({ type: v.type, subject: clip(v.subject, MAX_DETAIL), description: clip(v.description, MAX_DETAIL) }));
-  const status = GRPC_STATUS_BY_CODE[code] ?? (code === 'INTERNAL' ? GrpcStatus.INTERNAL : GrpcStatus.FAILED_PRECONDITION);
+  const status = grpcStatusOf(code) ?? GrpcStatus.FAILED_PRECONDITION;
   const metadata = new Metadata();
   metadata.set('error-code', code);
   if (status === GrpcStatus.UNAUTHENTICATED) metadata.set('www-authenticate', 'Bearer realm="skill-registry"');

@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { CursorInvalid, JsonRejected } from '#contracts/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import { DomainError, InputInvalid, RequestInvalid, asDomainError } from './domain-errors.js';
+import { TITLES, httpStatusOf } from './error-catalog.js';
 
 /** An RFC 9457 problem details body, with the registry's stable `code`. */
 export interface ProblemDetails {
@@ -14,60 +15,6 @@ export interface ProblemDetails {
   errors?: { field: string; message: string }[];
   [extension: string]: unknown;
 }
-
-/** HTTP status of each domain error code (also read by the OpenAPI contract test). */
-export const STATUS_BY_CODE: Record<string, number> = {
-  SKILL_NOT_FOUND: 404,
-  PACKAGE_NOT_FOUND: 404,
-  INVALID_TRANSITION: 409,
-  PROMOTION_EVIDENCE_FAILED: 409,
-  VERSION_IMMUTABLE: 409,
-  DEPENDENTS_EXIST: 409,
-  SCHEMA_INVALID: 422,
-  TOOL_NOT_FOUND: 404,
-  PACKAGE_FILE_NOT_FOUND: 404,
-  CONCURRENT_MODIFICATION: 409,
-  PATH_OUTSIDE_SKILL_PATHS: 400,
-  NOT_A_PACKAGE: 422,
-  PACKAGE_INVALID: 422,
-  PACKAGE_NOT_STORED: 404,
-  PACKAGE_TOO_LARGE: 413,
-  ARCHIVE_REJECTED: 400,
-  VALIDATION_FAILED: 400,
-  SKILL_NOT_EXECUTABLE: 409,
-  INPUT_INVALID: 422,
-  IDEMPOTENCY_KEY_REUSED: 409,
-  QUEUE_UNAVAILABLE: 503,
-  DATABASE_UNAVAILABLE: 503,
-  HOST_NOT_ALLOWED: 403,
-  ORIGIN_NOT_ALLOWED: 403,
-  EXECUTION_NOT_FOUND: 404,
-  EXECUTION_FINISHED: 409,
-  TWIN_BRANCH_NOT_FOUND: 404,
-  TWIN_BRANCH_EXISTS: 409,
-  WORK_PRODUCT_NOT_FOUND: 404,
-  REVISION_NOT_FOUND: 404,
-  KIND_MISMATCH: 409,
-  TWIN_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-};
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
 
 /** Fastify's own request errors (body parsing, limits), by their `code`. */
 const FASTIFY_ERRORS: Record<string, { status: number; code: string; detail?: string }> = {
@@ -96,7 +43,7 @@ export function toProblem(thrown: unknown): ProblemDetails | null {
   const error = asDomainError(thrown);
   if (error instanceof RequestInvalid) return problem(400, error.code, error.message, { errors: error.errors });
   if (error instanceof InputInvalid) return problem(422, error.code, error.message, { errors: error.violations });
-  if (error instanceof DomainError) return problem(STATUS_BY_CODE[error.code] ?? 400, error.code, error.message, error.details);
+  if (error instanceof DomainError) return problem(httpStatusOf(error.code) ?? 400, error.code, error.message, error.details);
   if (error instanceof Unauthenticated) return problem(401, error.code, error.message);
   if (error instanceof Forbidden) return problem(403, error.code, error.message);
   if (error instanceof JsonRejected) {
