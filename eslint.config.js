@@ -4,6 +4,9 @@ import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 import { sourceAliases } from './scripts/source-aliases.mjs';
 
+/** The apps (apps/<name>): each stands on libs only. */
+const APPS = ['registry', 'executor', 'cli', 'adapters'];
+
 /** Infrastructure clients: only adapters (repositories, ports' implementations, modules' wiring) import them. */
 const INFRASTRUCTURE = ['pg', 'ioredis', 'bullmq', '@prisma/client'];
 
@@ -45,9 +48,8 @@ export default tseslint.config(
     },
   },
   {
-    // The walls between the parts of the house (style.md): libs never import apps, the executor never
-    // imports the registry (nor the registry the executor), the CLI and adapters stand on libs, and there
-    // are no import cycles.
+    // The walls between the parts of the house (style.md): libs never import apps, no app imports another
+    // (registry, executor, CLI and adapters stand on libs), and there are no import cycles.
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: ['**/*.spec.ts'],
     plugins: { 'import-x': importX },
@@ -69,13 +71,12 @@ export default tseslint.config(
         {
           zones: [
             { target: './libs', from: './apps', message: 'libs never import apps: move what both need into a lib' },
-            { target: './apps/executor', from: './apps/registry', message: 'the executor never imports the registry' },
-            {
-              target: './apps/registry',
-              from: ['./apps/executor', './apps/cli'],
-              message: 'the registry never imports the executor or the CLI',
-            },
-            { target: './apps/adapters', from: ['./apps/registry', './apps/executor', './apps/cli'], message: 'adapters stand alone' },
+            // No app imports another: what two apps share is a lib (the handler sandbox is libs/handler-sandbox).
+            ...APPS.map((app) => ({
+              target: `./apps/${app}`,
+              from: APPS.filter((other) => other !== app).map((other) => `./apps/${other}`),
+              message: `apps/${app} imports no other app: move what both need into a lib`,
+            })),
           ],
         },
       ],

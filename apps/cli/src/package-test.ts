@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createFakeTwin, type FakeTwin, type McpBridge, type WorkProductContent } from '@skill-registry/sdk';
 import { JsonSchemaValidator, outputMatchesExample } from '#contracts/index.js';
-import { McpBridgeClient, parseToolAdapters, silentLogger } from '#mcp-bridge/index.js';
+import { McpBridgeClient, NO_TOOLS_BRIDGE, missingTools, parseToolAdapters, silentLogger } from '#mcp-bridge/index.js';
 import { manifestHash, manifestOf, readPackageDir, writePackageFiles } from '#package-store/index.js';
 import {
   SkillPackageLoader,
@@ -16,13 +16,14 @@ import {
   type PackageFileSource,
   type SkillExample,
 } from '#skill-loader/index.js';
-import { NO_TOOLS_BRIDGE } from '../../executor/src/execution/no-tools-bridge.js';
-import { missingTools } from '../../executor/src/execution/required-tools.js';
-import { loadExecutorConfig } from '../../executor/src/config/executor-config.js';
-import { HandlerLauncher } from '../../executor/src/sandbox/handler-launcher.js';
-import { SandboxPool } from '../../executor/src/sandbox/sandbox-pool.js';
-import { handlerProcessLimits, sandboxPoolOptions } from '../../executor/src/sandbox/sandbox-settings.js';
-import type { TwinCallHandler } from '../../executor/src/sandbox/sandbox-protocol.js';
+import {
+  HandlerLauncher,
+  SandboxPool,
+  handlerProcessLimits,
+  sandboxPoolOptions,
+  sandboxSettingsFrom,
+  type TwinCallHandler,
+} from '#handler-sandbox/index.js';
 import { ScriptSandbox, isolationFromEnvironment } from '#script-sandbox/index.js';
 import { type Output, loadEitherFormat } from './commands.js';
 
@@ -156,7 +157,7 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
   const bridge: McpBridge & { close?: () => Promise<void> } =
     adapters.size > 0 ? new McpBridgeClient({ adapters, logger: silentLogger }) : NO_TOOLS_BRIDGE;
   // The executor's own sandbox: a bubblewrap process with nothing but the package (HANDLER_SANDBOX=none opts out).
-  const settings = loadExecutorConfig({ HANDLER_SANDBOX: process.env.HANDLER_SANDBOX, EXECUTOR_CONCURRENCY: '1' });
+  const settings = sandboxSettingsFrom({ HANDLER_SANDBOX: process.env.HANDLER_SANDBOX }, 1);
   const sandbox = new SandboxPool(
     new HandlerLauncher({
       isolation: settings.HANDLER_SANDBOX,

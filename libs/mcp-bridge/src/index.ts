@@ -7,3 +7,5 @@ export { ExecutionBridgeView } from './execution-view.js';
 export type { ExecutionViewOptions, ToolCallEvent, ToolCallListener } from './execution-view.js';
 export { silentLogger } from './logger.js';
 export type { BridgeLogger } from './logger.js';
+export { NO_TOOLS_BRIDGE } from './no-tools-bridge.js';
+export { missingTools } from './required-tools.js';

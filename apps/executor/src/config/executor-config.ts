@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
 import { parseDisabledTools, parseToolAdapters } from '#mcp-bridge/index.js';
+import { SANDBOX_VARIABLES, withSandboxDefaults } from '#handler-sandbox/index.js';
 import { isolationFromEnvironment } from '#script-sandbox/index.js';
 import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
 
@@ -16,8 +17,6 @@ export const executorConfigSchema = z
     EXECUTOR_CONCURRENCY: positiveInt(1, 256).default(4),
     /** On SIGTERM: how long running executions may take to finish before the process exits. */
     SHUTDOWN_GRACE_SECONDS: positiveInt(0, 3600).default(30),
-    /** After a cancellation, how long a handler may take to return before its thread is stopped. */
-    CANCEL_GRACE_MS: positiveInt(0, 60_000).default(1000),
     /** BullMQ job lock; a worker that dies loses its jobs after this long. */
     LOCK_DURATION_MS: positiveInt(1000, 600_000).default(15_000),
     STALLED_INTERVAL_MS: positiveInt(1000, 600_000).default(10_000),
@@ -50,31 +49,12 @@ export const executorConfigSchema = z
     /** Size bound of that cache; least recently used packages are removed above it. */
     PACKAGE_CACHE_MAX_MB: positiveInt(1, 1_000_000).default(512),
     /**
-     * How TypeScript handlers are isolated: `bubblewrap` (default; a sandbox process per package) or
-     * `none`, the operator's explicit opt-out (a plain child process, logged loudly at start).
-     */
-    HANDLER_SANDBOX: z.enum(['bubblewrap', 'none'], { message: "HANDLER_SANDBOX must be 'bubblewrap' or 'none'" }).default('bubblewrap'),
-    /** Most sandbox processes at once, across packages (each runs one handler at a time). */
-    SANDBOX_MAX_PROCESSES: positiveInt(1, 1024).optional(),
-    /** Runs one sandbox process serves before it is replaced. */
-    SANDBOX_RUNS_PER_PROCESS: positiveInt(1, 1_000_000).default(1000),
-    /** A sandbox process idle this long is ended. */
-    SANDBOX_IDLE_MS: positiveInt(100, 3_600_000).default(60_000),
-    /** V8 heap limit (old generation) of each sandbox process. */
-    SANDBOX_MEMORY_MB: positiveInt(32, 8192).default(256),
-    /** Address space of each sandbox process (RLIMIT_AS); default 1 GiB plus 4 × SANDBOX_MEMORY_MB. */
-    SANDBOX_ADDRESS_SPACE_MB: positiveInt(256, 65_536).optional(),
-    /** CPU time of a sandbox process over its life (RLIMIT_CPU); it is replaced at half of it. */
-    SANDBOX_CPU_SECONDS: positiveInt(1, 86_400).default(600),
-    /** Largest message a sandbox process may send (a handler's result, a twin write). */
-    SANDBOX_MAX_MESSAGE_MB: positiveInt(1, 1024).default(64),
-    /**
      * TESTS ONLY: a host directory bound writable into every sandbox at its own path (the e2e fixture
      * skills count attempts in marker files there). It is a hole in the boundary: never set it in production.
      */
     SANDBOX_TEST_WRITABLE_DIR: z.string().startsWith('/').optional(),
-    /** Bytes a handler may write to stdout and stderr per run before its process is stopped. */
-    SANDBOX_MAX_OUTPUT_KB: positiveInt(1, 1_048_576).default(1024),
+    /** The handler sandbox's own variables (HANDLER_SANDBOX, CANCEL_GRACE_MS, SANDBOX_*), with the lib's rules. */
+    ...SANDBOX_VARIABLES,
     /**
      * How script tools (Agent Skills) are isolated: `bubblewrap` (default) or `none`, the operator's
      * explicit opt-out (plain child processes). Read by the sandbox library's own rule.
@@ -103,12 +83,7 @@ export const executorConfigSchema = z
     EXECUTOR_PORT: portVariable.default(3100),
     LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
   })
-  .transform((config) => ({
-    ...config,
-    // Twice the concurrency: runs of several packages overlap without ending each other's idle processes.
-    SANDBOX_MAX_PROCESSES: config.SANDBOX_MAX_PROCESSES ?? 2 * config.EXECUTOR_CONCURRENCY,
-    SANDBOX_ADDRESS_SPACE_MB: config.SANDBOX_ADDRESS_SPACE_MB ?? 1024 + 4 * config.SANDBOX_MEMORY_MB,
-  }))
+  .transform((config) => withSandboxDefaults(config, config.EXECUTOR_CONCURRENCY))
   .refine((config) => config.LOST_AFTER_MS >= 2 * config.HEARTBEAT_MS, {
     path: ['LOST_AFTER_MS'],
     message: 'must be at least twice HEARTBEAT_MS (a single late heartbeat must not look like a dead worker)',

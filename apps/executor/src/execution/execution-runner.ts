@@ -17,15 +17,14 @@ import {
   retryDelayMs,
 } from '#executions/index.js';
 import { PackageCache, PackageUnavailable } from '#package-store/index.js';
-import { missingTools } from './required-tools.js';
 import { AttemptStart } from './attempt-start.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
-import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { SandboxPool } from '#handler-sandbox/index.js';
 import { TwinGateway } from '../twin/twin-gateway.js';
 import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
-import { ExecutionBridgeView, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
+import { ExecutionBridgeView, missingTools, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
 import { SpanKind, SpanStatusCode, extractTraceContext, inSpan, startSpan, traceparentOf } from '#observability/index.js';
 
 export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');

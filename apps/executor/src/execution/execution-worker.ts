@@ -11,7 +11,7 @@ import {
   type ExecutionJob,
 } from '#executions/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
-import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { SandboxPool } from '#handler-sandbox/index.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import type { McpBridge } from '@skill-registry/sdk';
 import { ExecutionRunner, RetryLater, TOOL_BRIDGE } from './execution-runner.js';

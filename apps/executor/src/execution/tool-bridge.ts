@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
-import { McpBridgeClient, parseDisabledTools, parseToolAdapters } from '#mcp-bridge/index.js';
+import { McpBridgeClient, NO_TOOLS_BRIDGE, parseDisabledTools, parseToolAdapters } from '#mcp-bridge/index.js';
 import type { ExecutorConfig } from '../config/executor-config.js';
-import { NO_TOOLS_BRIDGE } from './no-tools-bridge.js';
 
 /** The MCP bridge the executor hands to skills, built from TOOL_ADAPTERS and TOOLS_DISABLED. */
 export function createToolBridge(config: ExecutorConfig): McpBridge & { close?: () => Promise<void> } {

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/co
 import { InfrastructureReadiness } from './infrastructure-readiness.js';
 import { ExecutionRunner } from '../execution/execution-runner.js';
 import { ScriptToolRunner } from '../scripts/script-tool-runner.js';
-import { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { SandboxPool } from '#handler-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 
 /**

@@ -3,7 +3,7 @@ import type { PutWorkProductRequest, WorkProduct, WorkProductRevision } from '@s
 import { isDatabaseUnavailable } from '#database/pg-pool.js';
 import type { ExecutionError, ExecutionEvent } from '#executions/index.js';
 import { TwinFailure, TwinStore, type RevisionView, type WorkProductView } from '#twin/index.js';
-import type { ToolReplyBody, TwinCallHandler, TwinOp } from '../sandbox/sandbox-protocol.js';
+import type { ToolReplyBody, TwinCallHandler, TwinOp } from '#handler-sandbox/index.js';
 
 /** The execution a handler's twin calls act for. */
 export interface TwinCaller {

@@ -138,7 +138,7 @@ export class HandlerLauncher implements SandboxLauncher {
       scratchDir: inside.scratchDir,
       precompiledDir: inside.precompiledDir,
     };
-    const entry = path.join(inside.runtimeDir, 'dist', 'apps', 'executor', 'src', 'sandbox', 'sandbox-host.js');
+    const entry = path.join(inside.runtimeDir, 'dist', 'libs', 'handler-sandbox', 'src', 'sandbox-host.js');
     const node = [process.execPath, ...this.nodeFlags(inside), entry, JSON.stringify(hostOptions)];
     const environment = { PATH: '/usr/bin:/bin', HOME: inside.scratchDir, TMPDIR: inside.scratchDir, LANG: 'C.UTF-8' };
     const cleanUp = () => removeScratchDirectory(scratchDir);
@@ -301,12 +301,12 @@ export class HandlerSandboxUnavailable extends Error {
  */
 async function stageRuntime(sandboxRoot: string): Promise<{ dir: string; key: string }> {
   const here = fileURLToPath(import.meta.url);
-  // This file is dist/apps/executor/src/sandbox/handler-launcher.js when built; the sources (tests) map to dist.
-  const marker = `${path.sep}apps${path.sep}executor${path.sep}src${path.sep}sandbox${path.sep}`;
+  // This file is dist/libs/handler-sandbox/src/handler-launcher.js when built; the sources (tests) map to dist.
+  const marker = `${path.sep}libs${path.sep}handler-sandbox${path.sep}src${path.sep}`;
   const root = here.slice(0, here.lastIndexOf(marker));
   const projectRoot = path.basename(root) === 'dist' ? path.dirname(root) : root;
   const sdk = await realpath(path.join(projectRoot, 'node_modules', '@skill-registry', 'sdk'));
-  const builtDirs = ['dist/apps/executor/src/sandbox', 'dist/libs/skill-loader'];
+  const builtDirs = ['dist/libs/handler-sandbox', 'dist/libs/skill-loader'];
   // The copy is named by what it holds (the built files, the SDK's, the lockfile for the packages): an
   // executor that starts again, or another on this machine, reuses it instead of copying again.
   const key = await fingerprint(

@@ -1,15 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import type { McpBridge } from '@skill-registry/sdk';
-import { loadExecutorConfig } from '../config/executor-config.js';
 import { HandlerLauncher } from './handler-launcher.js';
 import { SandboxPool } from './sandbox-pool.js';
-import { handlerProcessLimits, sandboxPoolOptions } from './sandbox-settings.js';
+import { handlerProcessLimits, sandboxPoolOptions, sandboxSettingsFrom } from './sandbox-settings.js';
 
 const bridge = { invoke: async () => ({}), isAvailable: async () => false, listTools: async () => [] } as unknown as McpBridge;
 
 describe('HandlerLauncher', () => {
   it('without bubblewrap and without the opt-out: handlers fail PRECONDITION_FAILED naming the Debian package and HANDLER_SANDBOX=none', async () => {
-    const settings = loadExecutorConfig({});
+    const settings = sandboxSettingsFrom({}, 1);
     const launcher = new HandlerLauncher({
       isolation: 'bubblewrap',
       bwrapPath: '/nonexistent/bwrap',
@@ -43,8 +42,8 @@ describe('HandlerLauncher', () => {
   });
 
   it('reads HANDLER_SANDBOX: bubblewrap by default, none as the opt-out, nothing else', () => {
-    expect(loadExecutorConfig({}).HANDLER_SANDBOX).toBe('bubblewrap');
-    expect(loadExecutorConfig({ HANDLER_SANDBOX: 'none' }).HANDLER_SANDBOX).toBe('none');
-    expect(() => loadExecutorConfig({ HANDLER_SANDBOX: 'off' })).toThrow(/HANDLER_SANDBOX must be 'bubblewrap' or 'none'/);
+    expect(sandboxSettingsFrom({}, 1).HANDLER_SANDBOX).toBe('bubblewrap');
+    expect(sandboxSettingsFrom({ HANDLER_SANDBOX: 'none' }, 1).HANDLER_SANDBOX).toBe('none');
+    expect(() => sandboxSettingsFrom({ HANDLER_SANDBOX: 'off' }, 1)).toThrow(/HANDLER_SANDBOX must be 'bubblewrap' or 'none'/);
   });
 });
