@@ -1,10 +1,46 @@
+import type { ExecutionRecord } from './execution-model.js';
+
 /** The BullMQ queue that carries execution ids from the registry to the executor. */
 export const EXECUTION_QUEUE = 'skill-executions';
 export const EXECUTION_JOB = 'execute';
 
-/** The job payload: only the id; the database owns the execution's state. */
+/**
+ * The job payload: the id (the database owns the execution's state) and, on the job the registry enqueues
+ * for a new execution, the QUEUED row it has just committed (`queued`, JSON), so that the executor's first
+ * attempt can start without reading it back. Any other delivery (a retry, a stalled job, a takeover, a
+ * reconciliation) reads the row; so does any payload that does not check out (recordFromSnapshot).
+ */
 export interface ExecutionJob {
   executionId: string;
+  queued?: Record<string, unknown>;
+}
+
+/** Inputs larger than this are not copied into the job (they are read from the row instead). */
+export const QUEUED_SNAPSHOT_MAX_INPUT_BYTES = 16 * 1024;
+
+/** The `queued` snapshot of a just-created execution, or undefined when it is not QUEUED or its input is large. */
+export function queuedSnapshotOf(record: ExecutionRecord): Record<string, unknown> | undefined {
+  if (record.status !== 'QUEUED' || record.attempts !== 0 || record.attemptRunning) return undefined;
+  if (Buffer.byteLength(JSON.stringify(record.input)) > QUEUED_SNAPSHOT_MAX_INPUT_BYTES) return undefined;
+  return JSON.parse(JSON.stringify(record)) as Record<string, unknown>;
+}
+
+const SNAPSHOT_DATES = ['cancelRequestedAt', 'heartbeatAt', 'createdAt', 'startedAt', 'finishedAt'] as const;
+
+/**
+ * The record a job's `queued` snapshot describes, or null when there is none or it is not a QUEUED
+ * execution with this id that has never run (the caller then reads the row).
+ */
+export function recordFromSnapshot(executionId: string, snapshot: unknown): ExecutionRecord | null {
+  if (typeof snapshot !== 'object' || snapshot === null || Array.isArray(snapshot)) return null;
+  const value = snapshot as Record<string, unknown>;
+  const plainObject = (candidate: unknown) => typeof candidate === 'object' && candidate !== null && !Array.isArray(candidate);
+  if (value.id !== executionId || value.status !== 'QUEUED' || value.attempts !== 0 || value.attemptRunning !== false) return null;
+  if (value.cancelRequestedAt !== null || !plainObject(value.input) || typeof value.skillVersionId !== 'string') return null;
+  if (typeof value.createdAt !== 'string' || Number.isNaN(Date.parse(value.createdAt))) return null;
+  const record = { ...value } as Record<string, unknown>;
+  for (const key of SNAPSHOT_DATES) record[key] = typeof value[key] === 'string' ? new Date(value[key] as string) : null;
+  return record as unknown as ExecutionRecord;
 }
 
 /** Redis pub/sub channel on which cancellations of running executions are announced. */

@@ -137,10 +137,13 @@ export class ExecutionRunner {
     return 'released';
   }
 
-  /** One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt. */
-  async run(executionId: string): Promise<void> {
+  /**
+   * One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt.
+   * `queued`: the QUEUED row as the registry enqueued it, on a job's first delivery (saves reading it back).
+   */
+  async run(executionId: string, queued: ExecutionRecord | null = null): Promise<void> {
     if (this.defersStarts) {
-      const deferrable = await this.deferrable(executionId);
+      const deferrable = await this.deferrable(executionId, queued);
       if (deferrable) return this.runDeferred(deferrable.execution, deferrable.version);
     }
     // Common case: one statement, and the version from the cache; anything unusual is sorted out below.
@@ -181,8 +184,11 @@ export class ExecutionRunner {
   }
 
   /** A pickup whose first attempt may run before its start is written (see AttemptStart); null otherwise. */
-  private async deferrable(executionId: string): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
-    const execution = await this.executions.findById(executionId);
+  private async deferrable(
+    executionId: string,
+    queued: ExecutionRecord | null,
+  ): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
+    const execution = queued ?? (await this.executions.findById(executionId));
     if (!execution || execution.status !== 'QUEUED' || execution.attempts !== 0 || execution.attemptRunning) return null;
     if (execution.cancelRequestedAt) return null;
     const version = await this.versionOf(execution.skillVersionId);

@@ -7,6 +7,7 @@ import {
   ExecutionsRepository,
   cancelChannel,
   executionJobOptions,
+  recordFromSnapshot,
   takeoverJobOptions,
   type ExecutionJob,
 } from '#executions/index.js';
@@ -102,7 +103,9 @@ export class ExecutionWorker implements OnApplicationShutdown {
   private async process(job: Job<ExecutionJob>): Promise<void> {
     const executionId = job.data?.executionId;
     if (typeof executionId !== 'string') throw new UnrecoverableError('job carries no executionId');
-    await this.runner.run(executionId);
+    // The row the registry enqueued with is good for the job's first delivery only (see ExecutionJob).
+    const firstDelivery = job.attemptsMade === 0 && !job.stalledCounter;
+    await this.runner.run(executionId, firstDelivery ? recordFromSnapshot(executionId, job.data.queued) : null);
   }
 
   /** Renews the heartbeat of this process's attempts; stops those another worker has taken over. */

@@ -150,7 +150,7 @@ export class ExecuteSkill {
       // Both go out on one connection, in this order: 'queued' always precedes the executor's events.
       await Promise.all([
         this.events.append(record.id, { type: 'queued', at: new Date().toISOString(), skill: version.name, version: version.version }),
-        this.queue.enqueue(record.id),
+        this.queue.enqueue(record.id, record),
       ]);
     } catch (error) {
       listener?.dispose();

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { EXECUTION_JOB, cancelChannel, executionJobOptions, type ExecutionJob } from '#executions/index.js';
+import {
+  EXECUTION_JOB,
+  cancelChannel,
+  executionJobOptions,
+  queuedSnapshotOf,
+  type ExecutionJob,
+  type ExecutionRecord,
+} from '#executions/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS } from './execution-infrastructure.js';
 
@@ -13,7 +20,8 @@ import { EXECUTION_QUEUE_TOKEN, EXECUTIONS_REDIS } from './execution-infrastruct
 export abstract class ExecutionQueue {
   /** Null when the queue can take work now; else why not (the connection's state). */
   abstract unavailableReason(): string | null;
-  abstract enqueue(executionId: string): Promise<void>;
+  /** Enqueues the execution's job; `record`, when given, is the QUEUED row just committed (copied into the job when small). */
+  abstract enqueue(executionId: string, record?: ExecutionRecord): Promise<void>;
   /** Drops the job of an execution cancelled before it started (best effort: the row is the truth). */
   abstract remove(executionId: string): Promise<void>;
   abstract announceCancel(executionId: string): Promise<void>;
@@ -34,8 +42,9 @@ export class BullmqExecutionQueue extends ExecutionQueue {
     return this.redis.status === 'ready' ? null : `connection ${this.redis.status}`;
   }
 
-  async enqueue(executionId: string): Promise<void> {
-    await this.queue.add(EXECUTION_JOB, { executionId }, executionJobOptions(executionId));
+  async enqueue(executionId: string, record?: ExecutionRecord): Promise<void> {
+    const queued = record ? queuedSnapshotOf(record) : undefined;
+    await this.queue.add(EXECUTION_JOB, queued ? { executionId, queued } : { executionId }, executionJobOptions(executionId));
   }
 
   async remove(executionId: string): Promise<void> {
