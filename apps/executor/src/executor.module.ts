@@ -5,7 +5,11 @@ import { ExecutionConnections, executionConnectionParts } from '#executions/exec
 import { PackageCache, PackageStore } from '#package-store/index.js';
 import { ScriptSandbox } from '#script-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
+import { AttemptTakeover } from './execution/attempt-takeover.js';
+import { ExecutionEventPublisher } from './execution/execution-event-publisher.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
+import { HandlerAttempt } from './execution/handler-attempt.js';
+import { RunningAttempts } from './execution/running-attempts.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
 import { ExecutorMetrics } from './metrics/executor-metrics.js';
 import { ExecutorMetricsController } from './metrics/metrics.controller.js';
@@ -88,6 +92,10 @@ export class ExecutorModule {
       ...hooks,
       { provide: EXECUTION_HOOKS, useFactory: (...instances: ExecutionHook[]) => instances, inject: hooks },
       HookRunner,
+      ExecutionEventPublisher,
+      RunningAttempts,
+      AttemptTakeover,
+      HandlerAttempt,
       ExecutionRunner,
       ExecutionWorker,
       ExecutorMetrics,

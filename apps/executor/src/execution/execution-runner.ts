@@ -1,12 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { McpBridge } from '@skill-registry/sdk';
 import { LRUCache } from 'lru-cache';
-import { JsonSchemaValidator, runContractOf, type RunContract } from '#contracts/index.js';
+import { runContractOf } from '#contracts/index.js';
 import { retryWhileUnavailable } from '#database/pg-pool.js';
 import {
   type AttemptGuard,
   BatchedExecutionWrites,
-  ExecutionEventLog,
   type ExecutableVersion,
   type ExecutionError,
   type ExecutionEvent,
@@ -16,18 +14,18 @@ import {
   isTerminal,
   retryDelayMs,
 } from '#executions/index.js';
-import { PackageCache, PackageUnavailable } from '#package-store/index.js';
-import { AttemptStart } from './attempt-start.js';
-import { ExecutorMetrics } from '../metrics/executor-metrics.js';
-import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
-import { SandboxPool } from '#handler-sandbox/index.js';
-import { TwinGateway } from '../twin/twin-gateway.js';
-import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
-import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
-import { ExecutionBridgeView, missingTools, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
 import { SpanKind, SpanStatusCode, extractTraceContext, inSpan, startSpan, traceparentOf } from '#observability/index.js';
+import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
+import { HookRunner } from '../hooks/hook-runner.js';
+import { ExecutorMetrics } from '../metrics/executor-metrics.js';
+import type { HandlerOutcome } from '../scripts/script-tool-runner.js';
+import { AttemptStart } from './attempt-start.js';
+import { AttemptTakeover } from './attempt-takeover.js';
+import { ExecutionEventPublisher } from './execution-event-publisher.js';
+import { HandlerAttempt } from './handler-attempt.js';
+import { RunningAttempts } from './running-attempts.js';
 
-export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
+export { TOOL_BRIDGE } from './handler-attempt.js';
 
 /** Thrown to BullMQ when an attempt failed and another one is due after `delayMs`. */
 export class RetryLater extends Error {
@@ -38,43 +36,27 @@ export class RetryLater extends Error {
 }
 
 /**
- * Runs one attempt of an execution: preconditions → handler (isolated, hard timeout) → output
- * validation, and decides between success, retry and failure. The database row is the truth;
+ * One pickup of an execution's job: starts the attempt (or defers its start, see AttemptStart), has
+ * HandlerAttempt run it, and concludes: success, retry or failure. The database row is the truth;
  * BullMQ only carries the id and schedules retries.
  */
 @Injectable()
 export class ExecutionRunner {
   private readonly logger = new Logger(ExecutionRunner.name);
-  private readonly validator = new JsonSchemaValidator();
-  /** Attempts this process runs (from start until their outcome is written), with their abort controller. */
-  private readonly running = new Map<string, { attempt: number; controller: AbortController; start: AttemptStart }>();
   private readonly versions = new LRUCache<string, ExecutableVersion>({ max: 1000 });
-  /** Events held back briefly per execution, to go out with the next one (see deferEvent). */
-  private readonly heldEvents = new Map<string, { events: ExecutionEvent[]; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly executions: ExecutionsRepository,
     /** Attempt starts and finishes of this process, group-committed (the job is acknowledged only after). */
     private readonly writes: BatchedExecutionWrites,
-    private readonly events: ExecutionEventLog,
-    private readonly sandbox: SandboxPool,
+    private readonly running: RunningAttempts,
+    private readonly handler: HandlerAttempt,
+    private readonly takeover: AttemptTakeover,
+    private readonly events: ExecutionEventPublisher,
     private readonly hooks: HookRunner,
-    private readonly packages: PackageCache,
-    private readonly scripts: ScriptToolRunner,
-    @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
-    private readonly twin: TwinGateway,
   ) {}
-
-  runningIds(): string[] {
-    return [...this.running.keys()];
-  }
-
-  /** The attempts this process holds, for the heartbeat (those whose start is written: the others have no row to renew). */
-  runningAttempts(): { id: string; attempt: number }[] {
-    return [...this.running].filter(([, { start }]) => start.durable).map(([id, { attempt }]) => ({ id, attempt }));
-  }
 
   /**
    * First attempts may run before their start is written (AttemptStart) only where a handler's run leaves
@@ -86,55 +68,6 @@ export class ExecutionRunner {
     return (
       config.ATTEMPT_START_DEFER_MS > 0 && config.HANDLER_SANDBOX === 'bubblewrap' && !config.SANDBOX_TEST_WRITABLE_DIR && this.hooks.empty
     );
-  }
-
-  /** Aborts a running execution of this process; false when it does not run here. */
-  cancelLocal(executionId: string): boolean {
-    const entry = this.running.get(executionId);
-    if (!entry) return false;
-    entry.controller.abort();
-    return true;
-  }
-
-  /**
-   * Stops attempts that are no longer this worker's (another worker took them over after missed
-   * heartbeats). Their outcome is discarded: every write about them is guarded by the attempt.
-   */
-  abandon(executionIds: string[]): void {
-    for (const id of executionIds) {
-      const entry = this.running.get(id);
-      if (!entry) continue;
-      this.logger.warn(`attempt ${entry.attempt} of ${id} was taken over by another worker; stopping it`);
-      entry.controller.abort();
-    }
-  }
-
-  /**
-   * Settles an attempt whose worker stopped sending heartbeats for LOST_AFTER_MS: a non-idempotent
-   * execution (or one without attempts left) fails with WORKER_LOST, never running again; an
-   * idempotent one is released for another attempt. Every write re-checks, in the database, that
-   * the heartbeat is still stale, so a live worker whose heartbeat lands first keeps its attempt.
-   * Returns what was decided, or null when nothing was (the worker is alive, or someone else decided).
-   */
-  async takeOver(execution: ExecutionRecord, idempotent: boolean): Promise<'failed' | 'released' | null> {
-    const guard: AttemptGuard = { attempt: execution.attempts, staleForMs: this.config.LOST_AFTER_MS };
-    const lost: ExecutionError = {
-      code: 'WORKER_LOST',
-      message: `The worker running attempt ${execution.attempts} stopped before it finished`,
-      details: { attempt: execution.attempts },
-    };
-    if (!idempotent || execution.attempts >= execution.maxAttempts) {
-      const failed = await this.writes.finish(execution.id, 'FAILED', { error: lost }, guard);
-      if (!failed) return null;
-      this.metrics.takenOver(execution, 'failed');
-      this.metrics.concluded(failed);
-      await this.emit(execution.id, { type: 'failed', at: now(), attempt: execution.attempts, error: lost });
-      return 'failed';
-    }
-    if (!(await this.executions.releaseLostAttempt(execution.id, lost, guard))) return null;
-    this.metrics.takenOver(execution, 'released');
-    await this.emit(execution.id, { type: 'attempt_failed', at: now(), attempt: execution.attempts, error: lost, next_delay_ms: 0 });
-    return 'released';
   }
 
   /**
@@ -175,7 +108,7 @@ export class ExecutionRunner {
       // An attempt is marked running. If its worker is gone (crash, kill -9) its heartbeat is stale
       // and this pickup takes it over; if the heartbeat is fresh, a live worker has it and this
       // duplicate delivery (a lapsed BullMQ lock, a takeover job) leaves it alone.
-      if ((await this.takeOver(current, runContractOf(version, current.tool)?.idempotent ?? false)) !== 'released') return;
+      if ((await this.takeover.takeOver(current, runContractOf(version, current.tool)?.idempotent ?? false)) !== 'released') return;
       execution = await this.writes.startAttempt(executionId);
       if (!execution) return;
     }
@@ -203,9 +136,12 @@ export class ExecutionRunner {
       write: () => this.writes.startAttempt(queued.id),
       deferMs: this.config.ATTEMPT_START_DEFER_MS,
       onWritten: (record) => {
-        const entry = this.running.get(queued.id);
-        if (entry?.start === start) entry.attempt = record.attempts;
-        this.deferEvent(queued.id, { type: 'started', at: new Date(Date.now() - start.elapsedMs).toISOString(), attempt: record.attempts });
+        this.running.started(queued.id, start, record.attempts);
+        this.events.hold(queued.id, {
+          type: 'started',
+          at: new Date(Date.now() - start.elapsedMs).toISOString(),
+          attempt: record.attempts,
+        });
       },
       // Cancelled or decided while it ran: the run stops, and what it did is dropped (it left nothing behind).
       onRefused: () => controller.abort(),
@@ -221,13 +157,13 @@ export class ExecutionRunner {
     start: AttemptStart,
     controller = new AbortController(),
   ): Promise<void> {
-    this.running.set(execution.id, { attempt: execution.attempts, controller, start });
+    this.running.hold(execution.id, { attempt: execution.attempts, controller, start });
     try {
       await this.runHeldAttempt(execution, version, start, controller.signal);
     } finally {
       start.stopTimer();
       // Held (and heartbeated) until its outcome is written, also while that write waits out a database outage.
-      if (this.running.get(execution.id)?.controller === controller) this.running.delete(execution.id);
+      this.running.release(execution.id, controller);
     }
   }
 
@@ -260,11 +196,11 @@ export class ExecutionRunner {
   ): Promise<void> {
     const executionId = execution.id;
     this.metrics.attemptStarted(execution);
-    if (start.durable) this.deferEvent(executionId, { type: 'started', at: now(), attempt: execution.attempts });
+    if (start.durable) this.events.hold(executionId, { type: 'started', at: now(), attempt: execution.attempts });
     // What this execution runs under (the version's own contract, or its tool's): the one rule, read once.
     const contract = runContractOf(version, execution.tool);
     const outcome = contract
-      ? await this.attempt(execution, version, contract, start, signal, traceParent)
+      ? await this.handler.run(execution, version, contract, start, signal, traceParent)
       : noSuchTool(version, execution.tool);
     if (outcome.ok && start.untouched) {
       // Done before its start was ever needed: start and end in one statement.
@@ -273,13 +209,18 @@ export class ExecutionRunner {
         this.writes.finishUnstarted(executionId, 'SUCCEEDED', { output: outcome.output }, start.elapsedMs),
       );
       if (!finished) return this.settleRefused(executionId);
-      this.deferEvent(executionId, {
+      this.events.hold(executionId, {
         type: 'started',
         at: new Date(Date.now() - start.elapsedMs).toISOString(),
         attempt: finished.attempts,
       });
       this.metrics.concluded(finished);
-      await this.emit(executionId, { type: 'succeeded', at: now(), attempt: finished.attempts, duration_ms: finished.durationMs ?? 0 });
+      await this.events.publish(executionId, {
+        type: 'succeeded',
+        at: now(),
+        attempt: finished.attempts,
+        duration_ms: finished.durationMs ?? 0,
+      });
       return;
     }
     // Any other end goes the usual way, from a written start.
@@ -308,7 +249,13 @@ export class ExecutionRunner {
       const delay = retryDelayMs(execution.attempts + 1, this.config.RETRY_BASE_MS, this.config.RETRY_MAX_MS);
       if (await this.durably(() => this.executions.endAttemptForRetry(executionId, error, guard))) {
         this.metrics.retried(execution, error);
-        await this.emit(executionId, { type: 'attempt_failed', at: now(), attempt: execution.attempts, error, next_delay_ms: delay });
+        await this.events.publish(executionId, {
+          type: 'attempt_failed',
+          at: now(),
+          attempt: execution.attempts,
+          error,
+          next_delay_ms: delay,
+        });
         throw new RetryLater(delay);
       }
       return;
@@ -321,7 +268,7 @@ export class ExecutionRunner {
    * ran. That run is dropped; a cancellation nobody concluded yet is concluded here, as a pickup would.
    */
   private async settleRefused(executionId: string): Promise<void> {
-    this.takeHeldEvents(executionId);
+    this.events.drop(executionId);
     const current = await this.durably(() => this.executions.findById(executionId));
     if (!current || isTerminal(current.status) || current.attemptRunning || !current.cancelRequestedAt) return;
     await this.conclude(executionId, 'CANCELLED', {}, { type: 'cancelled', at: now(), reason: 'cancelled before it started' });
@@ -348,128 +295,6 @@ export class ExecutionRunner {
     return version;
   }
 
-  private async attempt(
-    execution: ExecutionRecord,
-    version: ExecutableVersion,
-    contract: RunContract,
-    start: AttemptStart,
-    signal: AbortSignal,
-    traceParent: string | null,
-  ): Promise<HandlerOutcome> {
-    try {
-      await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
-      const missing = await missingTools(this.bridge, version.toolsRequired);
-      if (missing.length > 0) {
-        return {
-          ok: false,
-          error: {
-            code: 'PRECONDITION_FAILED',
-            message: `Required tools are not available: ${missing.join(', ')}`,
-            details: { tools: missing },
-          },
-        };
-      }
-      // The one point where the formats differ: what runs as the handler.
-      const outcome =
-        version.format === 'agent-skills'
-          ? await this.scripts.run(execution, version, contract, signal)
-          : await this.runHandler(execution, version, contract, start, signal, traceParent);
-      if (!outcome.ok) return outcome;
-      // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
-      // Keyed by tool too: the tools of one Agent Skills package share its content hash.
-      const violations = contract.outputSchema
-        ? this.validator.validate(contract.outputSchema, outcome.output, `${version.contentHash}:${contract.tool?.name ?? ''}:output`)
-        : [];
-      if (violations.length > 0) {
-        return {
-          ok: false,
-          error: {
-            code: 'OUTPUT_INVALID',
-            message: 'The handler output does not match the output schema',
-            details: { errors: violations },
-          },
-        };
-      }
-      await this.hooks.afterExecute({ execution, attempt: execution.attempts, output: outcome.output });
-      return outcome;
-    } catch (error) {
-      if (error instanceof HookRefused) return { ok: false, error: error.error };
-      if (error instanceof PackageUnavailable)
-        return { ok: false, error: { code: 'PRECONDITION_FAILED', message: error.message, details: {} } };
-      return { ok: false, error: { code: 'HANDLER_ERROR', message: (error as Error).message, details: {} } };
-    }
-  }
-
-  /** A TypeScript skill's handler, in a sandbox process of its package. */
-  private async runHandler(
-    execution: ExecutionRecord,
-    version: ExecutableVersion,
-    contract: RunContract,
-    start: AttemptStart,
-    signal: AbortSignal,
-    traceParent: string | null,
-  ): Promise<HandlerOutcome> {
-    // The bridge library's per-execution view reports every tool call; here they become execution events.
-    const bridge = new ExecutionBridgeView(
-      this.bridge,
-      (call) => void this.emit(execution.id, toolEventOf(call)),
-      { skillName: version.name, traceParent },
-      silentLogger,
-    );
-    // Its log lines become `log` events too (bounded per execution), for SSE streams and MCP clients.
-    const writeLog = this.events.logWriter(execution.id);
-    // Only the bytes the registry stored run: the package comes from the store, verified, never from package_path.
-    const packagePath = await this.packages.directory(version.contentHash);
-    return this.sandbox.run(
-      {
-        executionId: execution.id,
-        sessionId: execution.sessionId,
-        branch: execution.branch,
-        packagePath,
-        contentHash: version.contentHash,
-        skillName: version.name,
-        inputSchemaRef: version.inputSchemaRef,
-        outputSchemaRef: version.outputSchemaRef,
-        input: execution.input,
-      },
-      {
-        timeoutMs: contract.timeoutSeconds * 1000,
-        signal,
-        bridge,
-        // Seed 000: a skill calls only the tools it declares.
-        declaredTools: version.toolsRequired.map((tool) => tool.tool_id),
-        onUndeclaredTool: (toolId) =>
-          void this.emit(execution.id, {
-            type: 'tool_completed',
-            at: now(),
-            tool_id: toolId,
-            duration_ms: 0,
-            ok: false,
-            error: { code: 'PRECONDITION_FAILED', message: `Tool '${toolId}' is not declared in tools_required` },
-          }),
-        twin: this.twin.handlerFor({
-          executionId: execution.id,
-          branch: execution.branch,
-          emit: (event) => void this.emit(execution.id, event),
-        }),
-        // What the handler does through the channel may leave traces (tool effects, twin revisions, events): its start is written first.
-        beforeChannel: start.durable
-          ? undefined
-          : async () => {
-              if (!(await start.ensure())) throw new Error('The execution was cancelled');
-            },
-        onLog: (level, message, fields) => {
-          this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`);
-          // A held 'started' goes out first: one connection, so the stream keeps the order of events.
-          void this.emitEvents(execution.id, this.takeHeldEvents(execution.id));
-          writeLog(level, message, fields).catch((error: Error) =>
-            this.logger.debug(`could not publish a log line of ${execution.id}: ${error.message}`),
-          );
-        },
-      },
-    );
-  }
-
   private async conclude(
     executionId: string,
     status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED',
@@ -480,49 +305,12 @@ export class ExecutionRunner {
     const finished = await this.durably(() => this.writes.finish(executionId, status, result, guard));
     if (!finished) {
       // Someone else decided first (a cancellation, or a takeover of this attempt) and published the end.
-      this.takeHeldEvents(executionId);
+      this.events.drop(executionId);
       return;
     }
     if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
     this.metrics.concluded(finished);
-    await this.emit(executionId, event);
-  }
-
-  /**
-   * Publishes `event` within EVENT_HOLD_MS, together with the execution's next event if one comes
-   * sooner: a short execution publishes 'started' and its end in one round trip, a long one shows
-   * 'started' on its stream a few milliseconds late. The order of events never changes.
-   */
-  private deferEvent(executionId: string, event: ExecutionEvent): void {
-    const held = this.heldEvents.get(executionId);
-    if (held) {
-      held.events.push(event);
-      return;
-    }
-    const timer = setTimeout(() => void this.emitEvents(executionId, this.takeHeldEvents(executionId)), this.config.EVENT_HOLD_MS);
-    this.heldEvents.set(executionId, { events: [event], timer });
-  }
-
-  private takeHeldEvents(executionId: string): ExecutionEvent[] {
-    const held = this.heldEvents.get(executionId);
-    if (!held) return [];
-    clearTimeout(held.timer);
-    this.heldEvents.delete(executionId);
-    return held.events;
-  }
-
-  /** Publishes `event` after any held events of the execution; events of one execution go out in order on one connection. */
-  private emit(executionId: string, event: ExecutionEvent): Promise<void> {
-    return this.emitEvents(executionId, [...this.takeHeldEvents(executionId), event]);
-  }
-
-  private async emitEvents(executionId: string, events: ExecutionEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    try {
-      await this.events.append(executionId, events);
-    } catch (error) {
-      this.logger.warn(`could not publish ${events.map((event) => event.type).join(', ')} of ${executionId}: ${(error as Error).message}`);
-    }
+    await this.events.publish(executionId, event);
   }
 }
 
@@ -536,16 +324,4 @@ function noSuchTool(version: ExecutableVersion, tool: string | null): HandlerOut
     ? `Skill ${version.name} ${version.version} has no tool '${tool}'`
     : `Skill ${version.name} ${version.version} has tools and no handler of its own: the execution must name one of its tools`;
   return { ok: false, error: { code: 'HANDLER_ERROR', message, details: { tool } } };
-}
-
-function toolEventOf(call: ToolCallEvent): ExecutionEvent {
-  if (call.type === 'tool_invoked') return { type: 'tool_invoked', at: call.at, tool_id: call.toolId };
-  return {
-    type: 'tool_completed',
-    at: call.at,
-    tool_id: call.toolId,
-    duration_ms: Math.round(call.durationMs ?? 0),
-    ok: call.ok ?? false,
-    ...(call.error ? { error: call.error } : {}),
-  };
 }

@@ -15,7 +15,9 @@ import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.
 import { SandboxPool } from '#handler-sandbox/index.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import type { McpBridge } from '@skill-registry/sdk';
+import { AttemptTakeover } from './attempt-takeover.js';
 import { ExecutionRunner, RetryLater, TOOL_BRIDGE } from './execution-runner.js';
+import { RunningAttempts } from './running-attempts.js';
 
 /** After the grace period, how long a forced close of the BullMQ worker may take before shutdown goes on. */
 const FORCED_CLOSE_WAIT_MS = 2000;
@@ -42,6 +44,8 @@ export class ExecutionWorker implements OnApplicationShutdown {
   constructor(
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
     private readonly runner: ExecutionRunner,
+    private readonly running: RunningAttempts,
+    private readonly takeover: AttemptTakeover,
     private readonly executions: ExecutionsRepository,
     private readonly sandbox: SandboxPool,
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
@@ -84,7 +88,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
     this.subscriber = new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: null });
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (_channel, executionId: string) => {
-      if (this.runner.cancelLocal(executionId)) this.logger.log(`cancelling ${executionId}`);
+      if (this.running.cancel(executionId)) this.logger.log(`cancelling ${executionId}`);
     });
     await this.subscriber.subscribe(cancelChannel(this.config.QUEUE_PREFIX));
 
@@ -111,7 +115,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
   /** Renews the heartbeat of this process's attempts; stops those another worker has taken over. */
   private async heartbeat(): Promise<void> {
     try {
-      this.runner.abandon(await this.executions.heartbeat(this.runner.runningAttempts()));
+      this.running.abandon(await this.executions.heartbeat(this.running.heartbeated()));
       this.databaseReachableSince ??= Date.now();
     } catch (error) {
       this.databaseReachableSince = null;
@@ -130,7 +134,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
     if (!this.queue || this.stopping || since === null || Date.now() - since < this.config.LOST_AFTER_MS) return;
     try {
       for (const { execution, idempotent } of await this.executions.findStale(this.config.LOST_AFTER_MS)) {
-        const decided = await this.runner.takeOver(execution, idempotent);
+        const decided = await this.takeover.takeOver(execution, idempotent);
         if (decided) this.logger.warn(`took over execution ${execution.id} (attempt ${execution.attempts}): ${decided}`);
         // The dead worker's job stays active in BullMQ until its lock lapses: the next attempt goes on a job of its own.
         if (decided === 'released') {
@@ -172,7 +176,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
       // Stop taking jobs; let running ones finish within the grace period.
       const graceful = this.worker.close().then(() => 'closed' as const);
       if ((await Promise.race([graceful, delay(this.config.SHUTDOWN_GRACE_SECONDS * 1000, 'timeout' as const)])) === 'timeout') {
-        this.logger.warn(`grace period over with ${this.runner.runningIds().length} execution(s) running; stopping them`);
+        this.logger.warn(`grace period over with ${this.running.ids().length} execution(s) running; stopping them`);
         // BullMQ's close() runs once (a second, forced call returns the first call's promise), and it
         // can wait forever on a job whose completion Redis never acknowledged. Do not wait on it: what
         // runs here now is abandoned, and its lapsed lock hands it to another executor (WORKER_LOST rules).

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { InfrastructureReadiness } from './infrastructure-readiness.js';
-import { ExecutionRunner } from '../execution/execution-runner.js';
+import { RunningAttempts } from '../execution/running-attempts.js';
 import { ScriptToolRunner } from '../scripts/script-tool-runner.js';
 import { SandboxPool } from '#handler-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
@@ -14,7 +14,7 @@ import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.
 export class ExecutorHealthController {
   constructor(
     private readonly infrastructure: InfrastructureReadiness,
-    private readonly runner: ExecutionRunner,
+    private readonly running: RunningAttempts,
     private readonly scripts: ScriptToolRunner,
     private readonly sandbox: SandboxPool,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
@@ -28,7 +28,7 @@ export class ExecutorHealthController {
   liveness() {
     return {
       status: 'ok',
-      running: this.runner.runningIds().length,
+      running: this.running.ids().length,
       handler_sandbox: this.handlerSandbox(),
       script_tools: this.scripts.status(),
     };
@@ -50,7 +50,7 @@ export class ExecutorHealthController {
       status: 'ok',
       database,
       redis,
-      running: this.runner.runningIds().length,
+      running: this.running.ids().length,
       handler_sandbox: this.handlerSandbox(),
       script_tools: scriptTools,
     };

@@ -1,0 +1,171 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { McpBridge } from '@skill-registry/sdk';
+import { JsonSchemaValidator, type RunContract } from '#contracts/index.js';
+import { ExecutionEventLog, type ExecutableVersion, type ExecutionEvent, type ExecutionRecord } from '#executions/index.js';
+import { SandboxPool } from '#handler-sandbox/index.js';
+import { ExecutionBridgeView, missingTools, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
+import { PackageCache, PackageUnavailable } from '#package-store/index.js';
+import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
+import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
+import { TwinGateway } from '../twin/twin-gateway.js';
+import type { AttemptStart } from './attempt-start.js';
+import { ExecutionEventPublisher } from './execution-event-publisher.js';
+
+export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
+
+/**
+ * What one attempt runs, once its execution is held: the hooks around it, the required tools, the
+ * handler itself (the one point where the package formats differ) and the check of its output against
+ * the stored schema. Everything that goes wrong becomes an outcome with a stable code, never a throw.
+ */
+@Injectable()
+export class HandlerAttempt {
+  private readonly logger = new Logger(HandlerAttempt.name);
+  private readonly validator = new JsonSchemaValidator();
+
+  constructor(
+    private readonly hooks: HookRunner,
+    @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
+    private readonly sandbox: SandboxPool,
+    private readonly scripts: ScriptToolRunner,
+    private readonly packages: PackageCache,
+    private readonly twin: TwinGateway,
+    private readonly events: ExecutionEventPublisher,
+    private readonly log: ExecutionEventLog,
+  ) {}
+
+  /** Preconditions, hooks, the handler (a script tool or a sandboxed TypeScript handler), output checks. */
+  async run(
+    execution: ExecutionRecord,
+    version: ExecutableVersion,
+    contract: RunContract,
+    start: AttemptStart,
+    signal: AbortSignal,
+    traceParent: string | null,
+  ): Promise<HandlerOutcome> {
+    try {
+      await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
+      const missing = await missingTools(this.bridge, version.toolsRequired);
+      if (missing.length > 0) {
+        return {
+          ok: false,
+          error: {
+            code: 'PRECONDITION_FAILED',
+            message: `Required tools are not available: ${missing.join(', ')}`,
+            details: { tools: missing },
+          },
+        };
+      }
+      // The one point where the formats differ: what runs as the handler.
+      const outcome =
+        version.format === 'agent-skills'
+          ? await this.scripts.run(execution, version, contract, signal)
+          : await this.runHandler(execution, version, contract, start, signal, traceParent);
+      if (!outcome.ok) return outcome;
+      // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
+      // Keyed by tool too: the tools of one Agent Skills package share its content hash.
+      const violations = contract.outputSchema
+        ? this.validator.validate(contract.outputSchema, outcome.output, `${version.contentHash}:${contract.tool?.name ?? ''}:output`)
+        : [];
+      if (violations.length > 0) {
+        return {
+          ok: false,
+          error: {
+            code: 'OUTPUT_INVALID',
+            message: 'The handler output does not match the output schema',
+            details: { errors: violations },
+          },
+        };
+      }
+      await this.hooks.afterExecute({ execution, attempt: execution.attempts, output: outcome.output });
+      return outcome;
+    } catch (error) {
+      if (error instanceof HookRefused) return { ok: false, error: error.error };
+      if (error instanceof PackageUnavailable)
+        return { ok: false, error: { code: 'PRECONDITION_FAILED', message: error.message, details: {} } };
+      return { ok: false, error: { code: 'HANDLER_ERROR', message: (error as Error).message, details: {} } };
+    }
+  }
+
+  /** A TypeScript skill's handler, in a sandbox process of its package. */
+  private async runHandler(
+    execution: ExecutionRecord,
+    version: ExecutableVersion,
+    contract: RunContract,
+    start: AttemptStart,
+    signal: AbortSignal,
+    traceParent: string | null,
+  ): Promise<HandlerOutcome> {
+    // The bridge library's per-execution view reports every tool call; here they become execution events.
+    const bridge = new ExecutionBridgeView(
+      this.bridge,
+      (call) => void this.events.publish(execution.id, toolEventOf(call)),
+      { skillName: version.name, traceParent },
+      silentLogger,
+    );
+    // Its log lines become `log` events too (bounded per execution), for SSE streams and MCP clients.
+    const writeLog = this.log.logWriter(execution.id);
+    // Only the bytes the registry stored run: the package comes from the store, verified, never from package_path.
+    const packagePath = await this.packages.directory(version.contentHash);
+    return this.sandbox.run(
+      {
+        executionId: execution.id,
+        sessionId: execution.sessionId,
+        branch: execution.branch,
+        packagePath,
+        contentHash: version.contentHash,
+        skillName: version.name,
+        inputSchemaRef: version.inputSchemaRef,
+        outputSchemaRef: version.outputSchemaRef,
+        input: execution.input,
+      },
+      {
+        timeoutMs: contract.timeoutSeconds * 1000,
+        signal,
+        bridge,
+        // Seed 000: a skill calls only the tools it declares.
+        declaredTools: version.toolsRequired.map((tool) => tool.tool_id),
+        onUndeclaredTool: (toolId) =>
+          void this.events.publish(execution.id, {
+            type: 'tool_completed',
+            at: new Date().toISOString(),
+            tool_id: toolId,
+            duration_ms: 0,
+            ok: false,
+            error: { code: 'PRECONDITION_FAILED', message: `Tool '${toolId}' is not declared in tools_required` },
+          }),
+        twin: this.twin.handlerFor({
+          executionId: execution.id,
+          branch: execution.branch,
+          emit: (event) => void this.events.publish(execution.id, event),
+        }),
+        // What the handler does through the channel may leave traces (tool effects, twin revisions, events): its start is written first.
+        beforeChannel: start.durable
+          ? undefined
+          : async () => {
+              if (!(await start.ensure())) throw new Error('The execution was cancelled');
+            },
+        onLog: (level, message, fields) => {
+          this.logger.log(`[${execution.skillName} ${execution.id}] ${level}: ${message} ${JSON.stringify(fields)}`);
+          // A held 'started' goes out first: one connection, so the stream keeps the order of events.
+          void this.events.flush(execution.id);
+          writeLog(level, message, fields).catch((error: Error) =>
+            this.logger.debug(`could not publish a log line of ${execution.id}: ${error.message}`),
+          );
+        },
+      },
+    );
+  }
+}
+
+function toolEventOf(call: ToolCallEvent): ExecutionEvent {
+  if (call.type === 'tool_invoked') return { type: 'tool_invoked', at: call.at, tool_id: call.toolId };
+  return {
+    type: 'tool_completed',
+    at: call.at,
+    tool_id: call.toolId,
+    duration_ms: Math.round(call.durationMs ?? 0),
+    ok: call.ok ?? false,
+    ...(call.error ? { error: call.error } : {}),
+  };
+}
