@@ -84,12 +84,16 @@ export default tseslint.config(
     },
   },
   {
-    // BullMQ and Redis stay in the registry's adapters: use-cases talk to ports (ExecutionQueue, ...).
-    files: ['apps/registry/src/**/*.ts'],
+    // BullMQ is wrapped once (libs/executions/src/queue/: ExecutionQueue, ExecutionConsumer); ioredis only where
+    // a connection is made or a stream read (the registry's adapters below). Use-cases talk to those classes.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: [
       '**/*.spec.ts',
+      'libs/executions/src/queue/**',
+      'libs/executions/src/execution-connections.ts',
+      'libs/executions/src/execution-events.ts',
+      'apps/executor/src/health/infrastructure-readiness.ts',
       'apps/registry/src/executions/execution-infrastructure.ts',
-      'apps/registry/src/executions/execution-queue.ts',
       'apps/registry/src/executions/execution-stream.ts',
       'apps/registry/src/lifecycle/lifecycle-events.publisher.ts',
     ],
@@ -99,7 +103,7 @@ export default tseslint.config(
         {
           paths: ['bullmq', 'ioredis'].map((name) => ({
             name,
-            message: 'use-cases use a port (e.g. ExecutionQueue); only adapters import the queue',
+            message: 'BullMQ and raw Redis clients stay in libs/executions/src/queue/ and the connection adapters',
           })),
         },
       ],

@@ -9,6 +9,8 @@ import { AttemptTakeover } from './execution/attempt-takeover.js';
 import { ExecutionEventPublisher } from './execution/execution-event-publisher.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
 import { HandlerAttempt } from './execution/handler-attempt.js';
+import { LostAttempts } from './execution/lost-attempts.js';
+import { QueueReconciler } from './execution/queue-reconciler.js';
 import { RunningAttempts } from './execution/running-attempts.js';
 import { ExecutionWorker } from './execution/execution-worker.js';
 import { ExecutorMetrics } from './metrics/executor-metrics.js';
@@ -97,6 +99,8 @@ export class ExecutorModule {
       AttemptTakeover,
       HandlerAttempt,
       ExecutionRunner,
+      LostAttempts,
+      QueueReconciler,
       ExecutionWorker,
       ExecutorMetrics,
       {

@@ -12,6 +12,7 @@ import {
   ExecutionsRepository,
   isRetryable,
   isTerminal,
+  RetryLater,
   retryDelayMs,
 } from '#executions/index.js';
 import { SpanKind, SpanStatusCode, extractTraceContext, inSpan, startSpan, traceparentOf } from '#observability/index.js';
@@ -26,14 +27,6 @@ import { HandlerAttempt } from './handler-attempt.js';
 import { RunningAttempts } from './running-attempts.js';
 
 export { TOOL_BRIDGE } from './handler-attempt.js';
-
-/** Thrown to BullMQ when an attempt failed and another one is due after `delayMs`. */
-export class RetryLater extends Error {
-  constructor(readonly delayMs: number) {
-    super(`retry in ${delayMs} ms`);
-    this.name = 'RetryLater';
-  }
-}
 
 /**
  * One pickup of an execution's job: starts the attempt (or defers its start, see AttemptStart), has

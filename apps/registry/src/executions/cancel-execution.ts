@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ExecutionEventLog, ExecutionsRepository, type ExecutionRecord } from '#executions/index.js';
+import { ExecutionEventLog, ExecutionQueue, ExecutionsRepository, type ExecutionRecord } from '#executions/index.js';
 import { ExecutionFinished, ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js';
 import { ExecuteSkill } from './execute-skill.js';
-import { ExecutionQueue } from './execution-queue.js';
 
 /**
  * Cancels a queued execution at once, or asks the executor running it to abort (the handler's

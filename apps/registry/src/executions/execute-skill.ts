@@ -4,6 +4,7 @@ import { JsonSchemaValidator, type RunContract, isExecutable, runContractOf } fr
 import {
   BatchedExecutionWrites,
   ExecutionEventLog,
+  ExecutionQueue,
   ExecutionsRepository,
   isTerminal,
   maxAttemptsFor,
@@ -25,7 +26,6 @@ import {
   ToolNotFound,
 } from '../problem/domain-errors.js';
 import { ExecutionWaiters } from './execution-infrastructure.js';
-import { ExecutionQueue } from './execution-queue.js';
 
 export interface ExecuteCommand {
   name: string;

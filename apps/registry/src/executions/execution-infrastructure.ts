@@ -1,13 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
-  EXECUTION_QUEUE,
+  ExecutionQueue,
   ExecutionsRepository,
   EXECUTION_FINISHED_CHANNEL,
   decodeFinished,
   isTerminal,
-  type ExecutionJob,
   type ExecutionRecord,
 } from '#executions/index.js';
 import { ExecutionConnections, executionConnectionParts } from '#executions/execution-connections.js';
@@ -15,7 +13,6 @@ import { PgListener } from '#database/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
-export const EXECUTION_QUEUE_TOKEN = Symbol('EXECUTION_QUEUE');
 
 /**
  * Connections of the executions feature. Redis commands fail fast when Redis is down (no offline
@@ -41,13 +38,10 @@ export const executionInfrastructure: Provider[] = [
   },
   ...executionConnectionParts(),
   { provide: EXECUTIONS_REDIS, useFactory: (connections: ExecutionConnections) => connections.redis, inject: [ExecutionConnections] },
+  // The queue on the feature's fail-fast connection: an enqueue while Redis is down fails at once (503).
   {
-    provide: EXECUTION_QUEUE_TOKEN,
-    useFactory: (redis: Redis, config: AppConfig) => {
-      const queue = new Queue<ExecutionJob>(EXECUTION_QUEUE, { connection: redis, prefix: config.QUEUE_PREFIX });
-      queue.on('error', () => undefined);
-      return queue;
-    },
+    provide: ExecutionQueue,
+    useFactory: (redis: Redis, config: AppConfig) => new ExecutionQueue(redis, config.QUEUE_PREFIX),
     inject: [EXECUTIONS_REDIS, APP_CONFIG],
   },
 ];
@@ -143,11 +137,11 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
 export class ExecutionShutdown implements OnApplicationShutdown {
   constructor(
     private readonly connections: ExecutionConnections,
-    @Inject(EXECUTION_QUEUE_TOKEN) private readonly queue: Queue,
+    private readonly queue: ExecutionQueue,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.queue.close().catch(() => undefined);
+    await this.queue.close();
     await this.connections.close();
   }
 }

@@ -5,7 +5,6 @@ import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionShutdown, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
 import { ExecutionQueries } from './execution-queries.js';
-import { BullmqExecutionQueue, ExecutionQueue } from './execution-queue.js';
 import { ExecutionStream } from './execution-stream.js';
 import { ExecutionsController } from './executions.controller.js';
 
@@ -16,7 +15,6 @@ import { ExecutionsController } from './executions.controller.js';
     ...executionInfrastructure,
     ExecutionWaiters,
     ExecutionShutdown,
-    { provide: ExecutionQueue, useClass: BullmqExecutionQueue },
     ExecuteSkill,
     CancelExecution,
     ExecutionStream,

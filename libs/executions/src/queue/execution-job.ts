@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from './execution-model.js';
+import type { ExecutionRecord } from '../execution-model.js';
 
 /** The BullMQ queue that carries execution ids from the registry to the executor. */
 export const EXECUTION_QUEUE = 'skill-executions';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ExecutionRecord } from './execution-model.js';
-import { QUEUED_SNAPSHOT_MAX_INPUT_BYTES, queuedSnapshotOf, recordFromSnapshot } from './queue.js';
+import type { ExecutionRecord } from '../execution-model.js';
+import { QUEUED_SNAPSHOT_MAX_INPUT_BYTES, queuedSnapshotOf, recordFromSnapshot } from './execution-job.js';
 
 const queued: ExecutionRecord = {
   id: '0b9e3c52-5a43-4a8e-9d0c-1f3b7c2a9e11',

@@ -1,0 +1,3 @@
+export * from './execution-job.js';
+export * from './execution-queue.js';
+export * from './execution-consumer.js';
