@@ -26,7 +26,7 @@ const PEERS = process.env.BENCH_PEERS !== '0';
 const SANDBOX_COMPARE = new Set((process.env.BENCH_SANDBOX_COMPARE ?? '32').split(',').filter(Boolean).map(Number));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432';
-/** Ratio of the end to end to raw BullMQ at concurrency 8 before group commit (README figures). */
+/** Ratio of the end to end to raw BullMQ at concurrency 8 before group commit (figures in git history; latest in docs/benchmarks.md). */
 const RATIO_AT_8_BEFORE = 0.14;
 
 async function rawBullmq(concurrency) {

@@ -596,7 +596,7 @@ describe('digital twin end to end (REST, executor)', () => {
       throw new Error(`${uri} was read`);
     };
 
-    it('answers resources/read of an unknown twin:// URI with -32002 on 2025-era sessions, -32602 on 2026-07-28, as the README says', async () => {
+    it('answers resources/read of an unknown twin:// URI with -32002 on 2025-era sessions, -32602 on 2026-07-28, as docs/mcp.md says', async () => {
       const created = await json(await upload('main', 'kind=report&name=resource', 'readable'));
       const missing = [
         'twin://main/00000000-0000-4000-8000-000000000000',

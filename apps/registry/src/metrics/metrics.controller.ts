@@ -20,7 +20,7 @@ export class MetricsController {
   @Get('metrics')
   @Public()
   @ApiOperation({
-    summary: 'Prometheus metrics of the registry (text exposition format); the metric list is in the README',
+    summary: 'Prometheus metrics of the registry (text exposition format); the metric list is in docs/operations.md',
     description: 'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; the API tokens do not apply.',
   })
   @ApiSecurity({})
