@@ -1,9 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { LRUCache } from 'lru-cache';
 import { type BlobStore, PostgresBlobStore } from '#package-store/index.js';
 import { checkConstraints } from './constraint-kinds.js';
-import { TwinFailure, invalid } from './twin-failure.js';
+import { TwinBranches } from './twin-branches.js';
+import { TwinProvenance } from './twin-provenance.js';
+import { VISIBLE, chargeBranch, inTransaction, insertRevision, lineageParams, sameContent, visibleRevision } from './twin-revision-sql.js';
+import { invalid } from './twin-failure.js';
 import {
   DEFAULT_TWIN_LIMITS,
   type LineageStep,
@@ -15,16 +17,12 @@ import {
   checkMetadata,
   checkName,
   checkWorkProductId,
-  lineageOf,
 } from './twin-rules.js';
 import {
   type Row,
-  branchNotFound,
   kindMismatch,
   revisionNotFound,
-  toBranch,
   toConstraints,
-  toConstraintsRead,
   toJoinedWorkProduct,
   toRevision,
   toWorkProduct,
@@ -33,9 +31,7 @@ import {
 } from './twin-rows.js';
 import type {
   BranchView,
-  ConstraintsRead,
   ConstraintsView,
-  ContentRead,
   ExecutionTwinAccess,
   ProvenanceView,
   RevisionView,
@@ -77,11 +73,6 @@ export interface TwinReader {
   executionId: string;
 }
 
-/** The visible-revision join: a revision counts on a branch when it is in the lineage and within its cutoff. */
-const VISIBLE = `JOIN unnest($2::text[], $3::timestamptz[]) AS l(branch, cutoff)
-  ON r.branch = l.branch AND (l.cutoff IS NULL OR r.created_at <= l.cutoff)`;
-const MAX_CACHED_LINEAGES = 1000;
-
 /**
  * The digital twin's store: branches, work products with immutable revisions (content in the
  * package store's blobs, by sha256), constraints, and the provenance of executions' reads and
@@ -93,85 +84,43 @@ const MAX_CACHED_LINEAGES = 1000;
  * so later numbers never carry earlier times and "the latest visible revision" is the highest number.
  */
 export class TwinStore {
-  /** Branches never change once made (name, parent, fork point), so their lineage is cached. */
-  private readonly lineages = new LRUCache<string, LineageStep[]>({ max: MAX_CACHED_LINEAGES });
+  private readonly branches: TwinBranches;
+  private readonly reads: TwinProvenance;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly limits: TwinLimits = DEFAULT_TWIN_LIMITS,
     private readonly blobs: BlobStore = new PostgresBlobStore(pool),
-  ) {}
+  ) {
+    this.branches = new TwinBranches(pool);
+    this.reads = new TwinProvenance(pool);
+  }
 
-  // ── branches ──────────────────────────────────────────────────────────────────────────────────
+  // ── branches (TwinBranches) ───────────────────────────────────────────────────────────────────
 
   /**
    * Makes branch `name` from `from` as it was at `at` (default now). `from: null` makes an empty root
    * branch, for promotions only.
    */
-  async createBranch(
+  createBranch(
     request: { name: unknown; from?: unknown; at?: Date; purpose?: 'work' | 'promotion' },
     writer: TwinWriter,
   ): Promise<BranchView> {
-    const name = checkBranchName(request.name, 'name');
-    const purpose = request.purpose ?? 'work';
-    const from = request.from === null && purpose === 'promotion' ? null : checkBranchName(request.from ?? 'main', 'from');
-    if (request.at && Number.isNaN(request.at.getTime())) throw invalid('at', 'must be an ISO 8601 time');
-    let forkedAt: Date | null = null;
-    if (from !== null) {
-      const parent = await this.pool.query(`SELECT created_at, now() AS now FROM twin_branches WHERE name = $1`, [from]);
-      if (!parent.rows[0]) throw new TwinFailure('BRANCH_NOT_FOUND', `No branch '${from}' to branch from`, { branch: from });
-      const { created_at: parentCreatedAt, now } = parent.rows[0] as { created_at: Date; now: Date };
-      forkedAt = request.at ?? now;
-      if (forkedAt > now || forkedAt < parentCreatedAt) {
-        throw invalid('at', `must lie between the creation of '${from}' (${parentCreatedAt.toISOString()}) and now`);
-      }
-    }
-    try {
-      const result = await this.pool.query(
-        `INSERT INTO twin_branches (name, parent, forked_at, purpose, created_by) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-        [name, from, forkedAt, purpose, writer.identity],
-      );
-      return toBranch(result.rows[0]);
-    } catch (error) {
-      if ((error as { code?: string }).code === '23505')
-        throw new TwinFailure('BRANCH_EXISTS', `Branch '${name}' exists already`, { branch: name });
-      throw error;
-    }
+    return this.branches.createBranch(request, writer);
   }
 
-  async branch(name: unknown): Promise<BranchView> {
-    const checked = checkBranchName(name);
-    const result = await this.pool.query(`SELECT * FROM twin_branches WHERE name = $1`, [checked]);
-    if (!result.rows[0]) throw branchNotFound(checked);
-    return toBranch(result.rows[0]);
+  branch(name: unknown): Promise<BranchView> {
+    return this.branches.branch(name);
   }
 
   /** Branches by name; promotion branches only when asked for. */
-  async listBranches(options: { includePromotion?: boolean; after?: string; limit: number }): Promise<BranchView[]> {
-    const result = await this.pool.query(
-      `SELECT * FROM twin_branches WHERE ($1 OR purpose = 'work') AND ($2::text IS NULL OR name > $2) ORDER BY name LIMIT $3`,
-      [options.includePromotion ?? false, options.after ?? null, options.limit],
-    );
-    return result.rows.map(toBranch);
+  listBranches(options: { includePromotion?: boolean; after?: string; limit: number }): Promise<BranchView[]> {
+    return this.branches.listBranches(options);
   }
 
   /** The lineage of a branch; BRANCH_NOT_FOUND when there is no such branch. */
-  async lineage(name: unknown): Promise<LineageStep[]> {
-    const checked = checkBranchName(name);
-    const cached = this.lineages.get(checked);
-    if (cached) return cached;
-    const result = await this.pool.query(
-      `WITH RECURSIVE chain AS (
-         SELECT name, parent, forked_at, 0 AS depth FROM twin_branches WHERE name = $1
-         UNION ALL
-         SELECT b.name, b.parent, b.forked_at, c.depth + 1 FROM twin_branches b JOIN chain c ON b.name = c.parent WHERE c.depth < 100
-       ) SELECT name, forked_at FROM chain ORDER BY depth`,
-      [checked],
-    );
-    if (result.rows.length === 0) throw branchNotFound(checked);
-    const lineage = lineageOf(result.rows.map((row) => ({ name: row.name as string, forkedAt: row.forked_at as Date | null })));
-    this.lineages.set(checked, lineage);
-    return lineage;
+  lineage(name: unknown): Promise<LineageStep[]> {
+    return this.branches.lineage(name);
   }
 
   // ── work products ─────────────────────────────────────────────────────────────────────────────
@@ -199,7 +148,7 @@ export class TwinStore {
     // Blobs first: a revision never names a blob that is not there. An unused blob costs only space.
     await this.blobs.put([{ sha256, bytes: request.bytes }]);
 
-    return this.transaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       const lock = (workProductId: string) => client.query(`SELECT * FROM work_products WHERE id = $1 FOR UPDATE`, [workProductId]);
       let workProduct: Row | undefined = id === undefined ? undefined : (await lock(id)).rows[0];
       if (id !== undefined && !workProduct) {
@@ -220,7 +169,7 @@ export class TwinStore {
         if (name !== undefined && name !== workProduct.name) {
           throw invalid('name', `is '${workProduct.name as string}' for work product ${id}; names do not change`);
         }
-        const current = await this.visibleRevision(client, id, lineage);
+        const current = await visibleRevision(client, id, lineage);
         if (!current && !options.createWithId) throw workProductNotFound(id, branch);
         if (current && !current.archived && sameContent(current, sha256, mediaType, metadata))
           return { ...toWorkProduct(workProduct, branch, current), written: false };
@@ -236,8 +185,8 @@ export class TwinStore {
         ).rows[0] as Row;
       }
       const workProductId = workProduct.id as string;
-      await this.charge(client, branch, request.bytes.length);
-      const revision = await this.insertRevision(client, workProductId, branch, writer, {
+      await chargeBranch(client, branch, request.bytes.length, this.limits.maxBranchBytes);
+      const revision = await insertRevision(client, workProductId, branch, writer, {
         archived: false,
         sha256,
         mediaType,
@@ -321,23 +270,14 @@ export class TwinStore {
     return { workProduct, revision: chosen, bytes };
   }
 
-  /** Records that an execution read a revision (idempotent). */
-  async recordRead(executionId: string, workProductId: string, revision: number): Promise<void> {
-    await this.pool.query(`INSERT INTO twin_reads (execution_id, work_product_id, revision) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
-      executionId,
-      workProductId,
-      revision,
-    ]);
-  }
-
   /** Hides the work product on the branch (an archival revision); its revisions stay readable by number. */
   async archive(id: unknown, branch: unknown, writer: TwinWriter): Promise<RevisionView> {
     const found = await this.require(id, branch);
-    return this.transaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       await client.query(`SELECT 1 FROM work_products WHERE id = $1 FOR UPDATE`, [found.id]);
-      const current = await this.visibleRevision(client, found.id, await this.lineage(branch));
+      const current = await visibleRevision(client, found.id, await this.lineage(branch));
       if (!current || current.archived) throw workProductNotFound(found.id, found.branch);
-      return this.insertRevision(client, found.id, found.branch, writer, {
+      return insertRevision(client, found.id, found.branch, writer, {
         archived: true,
         sha256: null,
         mediaType: null,
@@ -353,7 +293,7 @@ export class TwinStore {
   async setConstraints(id: unknown, branch: unknown, constraints: unknown, writer: TwinWriter): Promise<ConstraintsView> {
     const checked = checkConstraints(constraints);
     const found = await this.require(id, branch);
-    return this.transaction(async (client) => {
+    return inTransaction(this.pool, async (client) => {
       const counter = await client.query(
         `UPDATE work_products SET last_constraints_revision = last_constraints_revision + 1 WHERE id = $1 RETURNING last_constraints_revision`,
         [found.id],
@@ -400,55 +340,21 @@ export class TwinStore {
     return { workProduct, constraints };
   }
 
-  // ── provenance ────────────────────────────────────────────────────────────────────────────────
+  // ── provenance (TwinProvenance) ───────────────────────────────────────────────────────────────
+
+  /** Records that an execution read a revision (idempotent). */
+  recordRead(executionId: string, workProductId: string, revision: number): Promise<void> {
+    return this.reads.recordRead(executionId, workProductId, revision);
+  }
 
   /** Who wrote a revision (with what that execution read) and which executions read it. */
-  async provenance(id: unknown, revision: number): Promise<ProvenanceView> {
-    const checkedId = checkWorkProductId(id);
-    const found = await this.pool.query(`SELECT * FROM work_product_revisions WHERE work_product_id = $1 AND revision = $2`, [
-      checkedId,
-      revision,
-    ]);
-    if (!found.rows[0]) {
-      throw new TwinFailure('REVISION_NOT_FOUND', `Work product ${checkedId} has no revision ${revision}`, {
-        work_product_id: checkedId,
-        revision,
-      });
-    }
-    const written = toRevision(found.rows[0]);
-    const [reads, writer] = await Promise.all([
-      this.pool.query(
-        `SELECT execution_id, at FROM twin_reads WHERE work_product_id = $1 AND revision = $2 ORDER BY at, execution_id LIMIT 1000`,
-        [checkedId, revision],
-      ),
-      written.executionId ? this.readsOf(written.executionId) : { read: [], constraintsRead: [] },
-    ]);
-    return {
-      revision: written,
-      readBy: reads.rows.map((row) => ({ executionId: row.execution_id as string, at: row.at as Date })),
-      writerRead: writer.read,
-      writerConstraintsRead: writer.constraintsRead,
-    };
+  provenance(id: unknown, revision: number): Promise<ProvenanceView> {
+    return this.reads.provenance(id, revision);
   }
 
   /** The revisions one execution read (content and constraints) and wrote. */
-  async accessOf(executionId: string): Promise<ExecutionTwinAccess> {
-    const [reads, writes] = await Promise.all([
-      this.readsOf(executionId),
-      this.pool.query(
-        `SELECT work_product_id, revision, branch, created_at FROM work_product_revisions WHERE execution_id = $1 ORDER BY created_at LIMIT 1000`,
-        [executionId],
-      ),
-    ]);
-    return {
-      ...reads,
-      wrote: writes.rows.map((row) => ({
-        workProductId: row.work_product_id,
-        revision: row.revision,
-        branch: row.branch,
-        at: row.created_at,
-      })),
-    };
+  accessOf(executionId: string): Promise<ExecutionTwinAccess> {
+    return this.reads.accessOf(executionId);
   }
 
   // ── internals ─────────────────────────────────────────────────────────────────────────────────
@@ -472,118 +378,4 @@ export class TwinStore {
     if (!found) throw workProductNotFound(checkWorkProductId(id), checkBranchName(branch));
     return found;
   }
-
-  private async readsOf(executionId: string): Promise<{ read: ContentRead[]; constraintsRead: ConstraintsRead[] }> {
-    const [content, constraints] = await Promise.all([
-      this.pool.query(
-        `SELECT work_product_id, revision, at FROM twin_reads WHERE execution_id = $1 ORDER BY at, work_product_id LIMIT 1000`,
-        [executionId],
-      ),
-      this.pool.query(
-        `SELECT c.work_product_id, c.revision, w.branch, w.constraints, c.at
-         FROM twin_constraint_reads c JOIN work_product_constraints w ON w.work_product_id = c.work_product_id AND w.revision = c.revision
-         WHERE c.execution_id = $1 ORDER BY c.at, c.work_product_id, c.revision LIMIT 1000`,
-        [executionId],
-      ),
-    ]);
-    return {
-      read: content.rows.map((row) => ({ workProductId: row.work_product_id, revision: row.revision, at: row.at })),
-      constraintsRead: constraints.rows.map(toConstraintsRead),
-    };
-  }
-
-  private async visibleRevision(client: pg.PoolClient, id: string, lineage: LineageStep[]): Promise<RevisionView | null> {
-    const result = await client.query(
-      `SELECT r.* FROM work_product_revisions r ${VISIBLE} WHERE r.work_product_id = $1 ORDER BY r.revision DESC LIMIT 1`,
-      [id, ...lineageParams(lineage)],
-    );
-    return result.rows[0] ? toRevision(result.rows[0]) : null;
-  }
-
-  /** Counts `size` bytes against the branch's quota (this also serialises writes to one branch). */
-  private async charge(client: pg.PoolClient, branch: string, size: number): Promise<void> {
-    const result = await client.query(
-      `UPDATE twin_branches SET bytes_written = bytes_written + $2 WHERE name = $1 AND bytes_written + $2 <= $3 RETURNING bytes_written`,
-      [branch, size, this.limits.maxBranchBytes],
-    );
-    if (result.rowCount === 0) {
-      throw new TwinFailure(
-        'TOO_LARGE',
-        `Branch '${branch}' would hold more than ${this.limits.maxBranchBytes} bytes (TWIN_MAX_BRANCH_BYTES)`,
-        {
-          limit: 'TWIN_MAX_BRANCH_BYTES',
-          branch,
-          max_bytes: this.limits.maxBranchBytes,
-        },
-      );
-    }
-  }
-
-  private async insertRevision(
-    client: pg.PoolClient,
-    id: string,
-    branch: string,
-    writer: TwinWriter,
-    content: { archived: boolean; sha256: string | null; mediaType: string | null; size: number; metadata: Record<string, unknown> },
-  ): Promise<RevisionView> {
-    const counter = await client.query(`UPDATE work_products SET last_revision = last_revision + 1 WHERE id = $1 RETURNING last_revision`, [
-      id,
-    ]);
-    const result = await client.query(
-      `INSERT INTO work_product_revisions (work_product_id, revision, branch, archived, sha256, media_type, size, metadata, created_by, execution_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, clock_timestamp()) RETURNING *`,
-      [
-        id,
-        counter.rows[0].last_revision,
-        branch,
-        content.archived,
-        content.sha256,
-        content.mediaType,
-        content.size,
-        JSON.stringify(content.metadata),
-        writer.identity,
-        writer.executionId ?? null,
-      ],
-    );
-    return toRevision(result.rows[0]);
-  }
-
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-}
-
-function lineageParams(lineage: LineageStep[]): [string[], (Date | null)[]] {
-  return [lineage.map((step) => step.branch), lineage.map((step) => step.cutoff)];
-}
-
-function sameContent(revision: RevisionView, sha256: string, mediaType: string, metadata: Record<string, unknown>): boolean {
-  return (
-    revision.contentHash === `sha256:${sha256}` &&
-    revision.mediaType === mediaType &&
-    canonicalJson(revision.metadata) === canonicalJson(metadata)
-  );
-}
-
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(
-          Object.keys(inner as object)
-            .sort()
-            .map((key) => [key, (inner as Record<string, unknown>)[key]]),
-        )
-      : inner,
-  );
 }
