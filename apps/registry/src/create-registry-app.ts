@@ -19,7 +19,6 @@ import { RegistryModule } from './registry.module.js';
 import { RegistryMetrics } from './metrics/registry-metrics.js';
 import { SearchReads } from './search/search-reads.js';
 import { SkillReads } from './skills/skill-reads.js';
-import { createValidationPipe } from './validation.js';
 import { createRegistryDocument } from './openapi/registry-document.js';
 import { startTracing } from '#observability/index.js';
 import { installRequestTracing } from './tracing/request-tracing.js';
@@ -97,7 +96,7 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
       done();
     });
   app.get(Logger).log(`HTTP answers to Host ${hostGuard.names?.join(', ') ?? '* (any; ALLOWED_HOSTS=*)'}`, 'HttpEdge');
-  app.useGlobalPipes(createValidationPipe());
+  // Bodies and queries are parsed with zod where each route reads them (validation.ts: parseOrThrow).
 
   // The OpenAPI contract (openapi/registry-document.ts); test/e2e/openapi-contract.e2e-spec.ts holds the routes to it.
   SwaggerModule.setup('docs', app, createRegistryDocument(app), { jsonDocumentUrl: 'docs-json' });

@@ -32,7 +32,7 @@ export const EXECUTE_BODY_SCHEMA = {
 
 export const MAX_WAIT_SECONDS = 60;
 
-// Parsed with zod rather than a class-validator DTO: this body is on the execution hot path.
+// Parsed with zod, as every body of the REST edge (validation.ts: parseOrThrow).
 const executeBody = z
   .object({
     input: z.record(z.string(), z.unknown(), { message: 'input must be a JSON object' }),

@@ -2,12 +2,12 @@ import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import type { Principal } from '../auth/principal.js';
 import { Readable } from 'node:stream';
+import type { z } from 'zod';
 import { DiscoveryService } from '../discovery/discovery.service.js';
 import { PublishPackage } from '../packages/publish-package.js';
-import { DeprecateSkillBody, PromoteSkillBody, RegisterSkillBody } from '../lifecycle/admin.dto.js';
+import { deprecateSkillBody, parseAdminBody, promoteSkillBody, registerSkillBody } from '../lifecycle/admin.dto.js';
 import { DeprecateSkill } from '../lifecycle/deprecate-skill.js';
 import { PromoteSkill } from '../lifecycle/promote-skill.js';
-import { createValidationPipe } from '../validation.js';
 import { GrpcAdminOnly, GrpcAuthGuard, GrpcCaller, GrpcPublisherOrAdmin } from './grpc-auth.guard.js';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { skillVersionMessage } from './grpc-messages.js';
@@ -21,9 +21,6 @@ import { GRPC_SERVICE, withDeprecationTrailers } from './registry-grpc-server.js
 @UseGuards(GrpcAuthGuard)
 @UseFilters(GrpcExceptionFilter)
 export class AdminGrpcController {
-  /** The REST bodies' rules (class-validator DTOs) check the same fields here. */
-  private readonly validation = createValidationPipe();
-
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly promoteSkill: PromoteSkill,
@@ -49,7 +46,7 @@ export class AdminGrpcController {
 
   @GrpcMethod(GRPC_SERVICE, 'RegisterSkill')
   async registerSkill(@Payload() request: { path?: string }, @GrpcCaller() principal: Principal) {
-    const body = await this.body(RegisterSkillBody, { path: request.path ?? '' });
+    const body = this.body(registerSkillBody, { path: request.path ?? '' });
     const { report, version } = await this.discovery.register(body.path, principal.identity);
     return { outcome: report.outcome, message: report.message ?? undefined, version: version ? skillVersionMessage(version) : undefined };
   }
@@ -61,7 +58,7 @@ export class AdminGrpcController {
   ) {
     const name = required(request.name, 'name');
     const version = required(request.version, 'version');
-    const body = await this.body(PromoteSkillBody, { reason: request.reason || undefined, force: request.force ?? false });
+    const body = this.body(promoteSkillBody, { reason: request.reason || undefined, force: request.force ?? false });
     return skillVersionMessage(
       await this.promoteSkill.execute({ name, version, actor: principal.identity, reason: body.reason, force: body.force }),
     );
@@ -75,7 +72,7 @@ export class AdminGrpcController {
     @GrpcCaller() principal: Principal,
   ) {
     const name = required(request.name, 'name');
-    const body = await this.body(DeprecateSkillBody, {
+    const body = this.body(deprecateSkillBody, {
       reason: request.reason ?? '',
       version: request.version || undefined,
       successor: request.successor || undefined,
@@ -94,8 +91,8 @@ export class AdminGrpcController {
     return withDeprecationTrailers({ items: versions.map(skillVersionMessage) }, versions);
   }
 
-  private async body<T extends object>(metatype: new () => T, raw: Record<string, unknown>): Promise<T> {
-    const defined = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
-    return (await this.validation.transform(defined, { type: 'body', metatype })) as T;
+  /** The REST bodies' rules (admin.dto.ts) check the same fields here; a field the request left unset is absent. */
+  private body<T extends z.ZodType>(schema: T, raw: Record<string, unknown>): z.output<T> {
+    return parseAdminBody(schema, Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)));
   }
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags, type SchemaObject } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AdminOnly, CurrentPrincipal, PublisherOrAdmin } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
@@ -7,6 +7,7 @@ import { DiscoveryService } from '../discovery/discovery.service.js';
 import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
 import { presentVersion } from '../skills/skill.presenter.js';
 import { ApiJson, ApiProblems, DEPRECATION_HEADERS } from '../openapi/api-decorators.js';
+import { inlineSchema } from '../openapi/openapi-components.js';
 import { type SkillVersionView, skillVersionView } from '../skills/skill.views.js';
 import {
   type DiscoveryReportView,
@@ -15,7 +16,7 @@ import {
   discoveryReportView,
   registrationView,
 } from './admin.views.js';
-import { DeprecateSkillBody, PromoteSkillBody, RegisterSkillBody } from './admin.dto.js';
+import { deprecateSkillBody, parseAdminBody, promoteSkillBody, registerSkillBody } from './admin.dto.js';
 import { DeprecateSkill } from './deprecate-skill.js';
 import { PromoteSkill } from './promote-skill.js';
 
@@ -52,11 +53,13 @@ export class AdminController {
     'PACKAGE_TOO_LARGE',
     'DATABASE_UNAVAILABLE',
   )
+  @ApiBody({ schema: inlineSchema(registerSkillBody) as SchemaObject })
   async register(
-    @Body() body: RegisterSkillBody,
+    @Body() raw: unknown,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RegistrationView> {
+    const body = parseAdminBody(registerSkillBody, raw);
     const { report, version } = await this.discovery.register(body.path, principal.identity);
     reply.status(report.outcome === 'new' ? 201 : 200);
     return { outcome: report.outcome, message: report.message, version: version ? presentVersion(version) : null };
@@ -74,12 +77,14 @@ export class AdminController {
     'QUEUE_UNAVAILABLE',
     'DATABASE_UNAVAILABLE',
   )
+  @ApiBody({ schema: inlineSchema(promoteSkillBody) as SchemaObject, required: false })
   async promote(
     @Param('name') name: string,
     @Param('version') version: string,
-    @Body() body: PromoteSkillBody,
+    @Body() raw: unknown,
     @CurrentPrincipal() principal: Principal,
   ): Promise<SkillVersionView> {
+    const body = parseAdminBody(promoteSkillBody, raw);
     const promoted = await this.promoteSkill.execute({ name, version, actor: principal.identity, reason: body.reason, force: body.force });
     return presentVersion(promoted);
   }
@@ -92,12 +97,14 @@ export class AdminController {
   })
   @ApiJson(200, deprecatedVersionsView, { description: 'The versions now DEPRECATED', headers: DEPRECATION_HEADERS })
   @ApiProblems('SKILL_NOT_FOUND', 'INVALID_TRANSITION', 'DEPENDENTS_EXIST', 'CONCURRENT_MODIFICATION', 'DATABASE_UNAVAILABLE')
+  @ApiBody({ schema: inlineSchema(deprecateSkillBody) as SchemaObject })
   async deprecate(
     @Param('name') name: string,
-    @Body() body: DeprecateSkillBody,
+    @Body() raw: unknown,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ items: SkillVersionView[] }> {
+    const body = parseAdminBody(deprecateSkillBody, raw);
     const versions = await this.deprecateSkill.execute({
       name,
       by: principal,

@@ -3,9 +3,8 @@ import { SKILL_STATUSES } from '#contracts/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 
 /**
- * Query of GET /v1/skills. Parsed with zod rather than class-validator because it sits on the
- * hottest read path (zod parses it in about a microsecond); the OpenAPI description is in
- * skills.controller.ts.
+ * Query of GET /v1/skills, parsed with zod like every query and body of the REST edge (about a microsecond on
+ * the hottest read path); the OpenAPI description is in skills.controller.ts.
  */
 export const listSkillsQuery = z
   .object({
