@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: typecheck, lint, then every test (unit, integration, end-to-end) against the
+# `npm test`: typecheck, lint, the dead-code check, then every test (unit, integration, end-to-end) against the
 # real Postgres and Redis on this machine, then the OpenAPI document's lint and generated types.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +9,8 @@ bash scripts/install-programs.sh
 node scripts/build-if-changed.mjs
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
+# Dead code: unused files, exports, types and dependencies (knip.json says where the entry points are).
+npx knip --no-progress
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
 NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning" npx jest "$@"
 # The OpenAPI document the contract test checked (dist/openapi.json): redocly's recommended rules, and

@@ -36,7 +36,7 @@ export interface PackageTestOptions {
   toolAdapters?: string;
 }
 
-export interface ExampleResult {
+interface ExampleResult {
   index: number;
   description: string | null;
   outcome: 'passed' | 'failed' | 'not_run';
@@ -235,7 +235,7 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
  * The twin an example runs against: a fake twin holding the example's `twin` fixtures on `main` (the branch
  * examples run on here), their bytes taken from the package's files; writes are the execution's.
  */
-export async function fixtureTwinFor(example: SkillExample, files: PackageFileSource, executionId?: string): Promise<FakeTwin> {
+async function fixtureTwinFor(example: SkillExample, files: PackageFileSource, executionId?: string): Promise<FakeTwin> {
   return createFakeTwin({ executionId, workProducts: await resolveExampleTwin(example, files) });
 }
 

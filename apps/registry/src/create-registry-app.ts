@@ -24,7 +24,7 @@ import { startTracing } from '#observability/index.js';
 import { installRequestTracing } from './tracing/request-tracing.js';
 import { parseQueryString } from './query-string.js';
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface RegistryAppOptions {
   /** Answer the hot catalog reads before the Nest pipeline (see read-fast-path.ts); off only to compare with the Nest path. */

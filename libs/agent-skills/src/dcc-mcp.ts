@@ -10,11 +10,11 @@ import { isMapping } from './yaml-text.js';
 
 const FILE = 'SKILL.md';
 /** Seed 004: `SkillMetadata.version` defaults to "1.0.0" when the package declares none. */
-export const DEFAULT_VERSION = '1.0.0';
+const DEFAULT_VERSION = '1.0.0';
 /** Version given to a package whose version is invalid (the skill-loader's DRAFT_VERSION). */
-export const INVALID_VERSION = '0.0.0-draft';
+const INVALID_VERSION = '0.0.0-draft';
 /** Seed 004's discovery layers (`metadata.dcc-mcp.layer`). */
-export const LAYERS = ['domain', 'infrastructure', 'thin-harness', 'example'] as const;
+const LAYERS = ['domain', 'infrastructure', 'thin-harness', 'example'] as const;
 
 /** `metadata.dcc-mcp` keys that name sibling files or folders (seed 004's sibling-file rule). */
 const SIDECAR_KEYS = ['groups', 'prompts', 'resources', 'workflows', 'examples', 'annotations', 'runtimes'];

@@ -7,12 +7,12 @@ import { isMapping } from './yaml-text.js';
 
 const FILE = 'SKILL.md';
 /** Why a non-string metadata value matters beyond this registry (the MCP Skills extension's string-map rule). */
-export const SKILLS_EXTENSION_NOTE =
+const SKILLS_EXTENSION_NOTE =
   'agentskills.io metadata maps keys to strings, and MCP Skills extension (SEP-2640) clients refuse other values, so skills/list does not list this package (its tools are served as usual).';
-export const DESCRIPTION_MAX_LENGTH = 1024;
-export const COMPATIBILITY_MAX_LENGTH = 500;
+const DESCRIPTION_MAX_LENGTH = 1024;
+const COMPATIBILITY_MAX_LENGTH = 500;
 /** The agentskills.io 1.0 frontmatter keys: nothing else may sit at the top level. */
-export const FRONTMATTER_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
+const FRONTMATTER_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'] as const;
 
 /**
  * Pre-0.15 dcc-mcp-core extension keys written at the top level (seed 004, "Migrating pre-0.15 SKILL.md"), with

@@ -17,7 +17,7 @@ import { isMapping, parseYamlText } from './yaml-text.js';
 const SKILL_MD = 'SKILL.md';
 const DEPENDS_FILE = 'metadata/depends.md';
 /** agentskills.io: keep the SKILL.md body under 500 lines, detail goes to references/. */
-export const BODY_MAX_LINES = 500;
+const BODY_MAX_LINES = 500;
 
 /**
  * Read and validate an Agent Skills package directory (SKILL.md with agentskills.io frontmatter, seed 004's

@@ -2,8 +2,8 @@ import { SKILL_NAME_PATTERN } from '#skill-loader/definition.js';
 import { agentSkillsSpelling } from '#skill-loader/skill-md.js';
 
 /** agentskills.io `name`: lowercase letters, digits and single hyphens, not at either end. */
-export const AGENT_SKILLS_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const AGENT_SKILLS_NAME_MAX_LENGTH = 64;
+const AGENT_SKILLS_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const AGENT_SKILLS_NAME_MAX_LENGTH = 64;
 /** Tool names inside a skill (seed 004: snake_case), the same shape as catalog skill names. */
 export const TOOL_NAME_PATTERN = SKILL_NAME_PATTERN;
 /** `<registry_name>__<tool_name>`: registry names never contain `__`, so the split is unambiguous. */
@@ -67,7 +67,7 @@ function letterFirst(name: string): string {
 }
 
 /** A kebab-case spelling of a name (`Bad_Name` → `bad-name`), '' when nothing usable is left. */
-export function kebabCase(name: string): string {
+function kebabCase(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
     .toLowerCase()

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import type { ScriptInterpreter } from './types.js';
 
 /** Script types the registry's executors run, by extension. */
-export const INTERPRETERS: Readonly<Record<string, ScriptInterpreter>> = {
+const INTERPRETERS: Readonly<Record<string, ScriptInterpreter>> = {
   '.py': 'python3',
   '.sh': 'bash',
   '.bash': 'bash',
@@ -12,7 +12,7 @@ export const INTERPRETERS: Readonly<Record<string, ScriptInterpreter>> = {
 };
 
 /** Script types seed 004 knows that need a host this platform does not have (listed, not executable). */
-export const FOREIGN_SCRIPT_TYPES: Readonly<Record<string, string>> = {
+const FOREIGN_SCRIPT_TYPES: Readonly<Record<string, string>> = {
   '.bat': 'a Windows batch script (cmd /C)',
   '.cmd': 'a Windows batch script (cmd /C)',
   '.ps1': 'a PowerShell script',

@@ -16,14 +16,14 @@ import { isMapping } from './yaml-text.js';
  * tool that is not idempotent are a policy warning (the executor does not retry it).
  */
 export const DEFAULT_TIMEOUT_SECONDS = 120;
-export const MIN_TIMEOUT_SECONDS = 1;
+const MIN_TIMEOUT_SECONDS = 1;
 export const DEFAULT_RETRIES = 0;
-export const MIN_RETRIES = 0;
+const MIN_RETRIES = 0;
 /** The input schema of a tool that declares none (seed 004: manifest-first discovery falls back to it). */
 export const PERMISSIVE_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({ type: 'object' });
 
 /** Keys of a tools.yaml entry this registry reads (seed 004's ToolDeclaration plus the definition.json policies). */
-export const TOOL_KEYS = [
+const TOOL_KEYS = [
   'name',
   'description',
   'input_schema',

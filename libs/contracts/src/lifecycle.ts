@@ -39,7 +39,7 @@ export function findTransition(from: SkillStatusName, to: SkillStatusName, via: 
 }
 
 /** Statuses whose versions agents may see and execute. */
-export const EXECUTABLE_STATUSES: readonly SkillStatusName[] = ['ACTIVE', 'DEPRECATED'];
+const EXECUTABLE_STATUSES: readonly SkillStatusName[] = ['ACTIVE', 'DEPRECATED'];
 
 export function isExecutable(status: SkillStatusName): boolean {
   return EXECUTABLE_STATUSES.includes(status);

@@ -12,7 +12,7 @@ import pg from 'pg';
 // The advisory lock key Prisma Migrate takes; sharing it serialises us with Prisma's CLI too.
 const PRISMA_MIGRATE_LOCK_KEY = 72707369;
 
-export interface MigrationFile {
+interface MigrationFile {
   name: string;
   sql: string;
   checksum: string;
@@ -23,14 +23,14 @@ export interface MigrationResult {
   alreadyApplied: string[];
 }
 
-export class MigrationError extends Error {
+class MigrationError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'MigrationError';
   }
 }
 
-export async function readMigrations(migrationsDir: string): Promise<MigrationFile[]> {
+async function readMigrations(migrationsDir: string): Promise<MigrationFile[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true });
   const names = entries
     .filter((entry) => entry.isDirectory())

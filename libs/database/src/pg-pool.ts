@@ -5,7 +5,7 @@ import pg from 'pg';
  * unavailable. Short, so that during an outage every caller gets a 503 within a bounded time
  * instead of queueing behind a pool that cannot connect.
  */
-export const CONNECT_TIMEOUT_MS = 1500;
+const CONNECT_TIMEOUT_MS = 1500;
 
 /** Options every pg pool and client of the project uses. */
 export function connectionOptions(databaseUrl: string): pg.ClientConfig {

@@ -3,8 +3,8 @@ import { PrismaClient } from './generated/prisma/client.js';
 import { connectionOptions } from './pg-pool.js';
 
 export { PrismaClient };
-export { Prisma, SkillStatus } from './generated/prisma/client.js';
-export type { Skill, SkillVersion, LifecycleEvent } from './generated/prisma/client.js';
+export { Prisma } from './generated/prisma/client.js';
+export type { SkillVersion } from './generated/prisma/client.js';
 
 /**
  * A Prisma client on the pg driver adapter (no native query engine needed). Connection errors of

@@ -10,7 +10,7 @@ import { ExecutionsRepository } from './executions.repository.js';
  * request answers 503 at once, catalog reads go on); the executor retries a few times and pipelines
  * (the events of executions that end together go out in one write).
  */
-export type ExecutionRedisBehaviour = Pick<RedisOptions, 'maxRetriesPerRequest' | 'enableOfflineQueue' | 'enableAutoPipelining'>;
+type ExecutionRedisBehaviour = Pick<RedisOptions, 'maxRetriesPerRequest' | 'enableOfflineQueue' | 'enableAutoPipelining'>;
 
 export interface ExecutionConnectionSettings {
   databaseUrl: string;

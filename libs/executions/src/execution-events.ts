@@ -28,7 +28,7 @@ export interface ExecutionLogEvent {
   truncated?: true;
 }
 
-export type ExecutionLogLevel = 'debug' | 'info' | 'warning' | 'error';
+type ExecutionLogLevel = 'debug' | 'info' | 'warning' | 'error';
 
 export type ExecutionEventType = ExecutionEvent['type'];
 
@@ -53,7 +53,7 @@ export const MAX_LOG_FIELDS_BYTES = 4096;
 const LOG_LEVELS: Record<string, ExecutionLogLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
 
 /** The `log` event of one handler log line: known level, message cut, fields JSON-safe and bounded. */
-export function logEventOf(
+function logEventOf(
   level: string,
   message: string,
   fields: Record<string, unknown> = {},

@@ -3,7 +3,7 @@ import type { SkillFormat, StoredTool } from '#contracts/index.js';
 
 export const EXECUTION_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
-export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+const TERMINAL_STATUSES: readonly ExecutionStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
 
 export function isTerminal(status: ExecutionStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
@@ -54,7 +54,7 @@ export interface ExecutionRecord {
 }
 
 /** Errors worth another attempt (only ever for idempotent skills). */
-export const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   'HANDLER_ERROR',
   'TOOL_ERROR',
   'TOOL_TIMEOUT',

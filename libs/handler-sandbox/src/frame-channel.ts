@@ -83,14 +83,14 @@ export class FrameChannel {
 }
 
 /** JSON.stringify replacer: bytes as `{ $bytes: base64 }` (Buffers arrive here already as `{type:'Buffer'}` objects). */
-export function encodeFrameValue(this: unknown, key: string, value: unknown): unknown {
+function encodeFrameValue(this: unknown, key: string, value: unknown): unknown {
   const raw = (this as Record<string, unknown>)[key];
   if (raw instanceof Uint8Array) return { $bytes: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') };
   return value;
 }
 
 /** JSON.parse reviver: `{ $bytes: base64 }` (exactly that one key) back to a Uint8Array. */
-export function decodeFrameValue(_key: string, value: unknown): unknown {
+function decodeFrameValue(_key: string, value: unknown): unknown {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const keys = Object.keys(value);
     const encoded = (value as { $bytes?: unknown }).$bytes;

@@ -22,7 +22,7 @@ import type { SandboxLauncher } from './sandbox-pool.js';
 import type { SandboxHostOptions } from './sandbox-host-options.js';
 
 /** Where a sandbox process finds the JavaScript the executor transpiled for its package. */
-export const SANDBOX_PRECOMPILED_DIR = '/compiled';
+const SANDBOX_PRECOMPILED_DIR = '/compiled';
 
 /** Limits of each sandbox process (prlimit inside bubblewrap, and V8's heap). */
 export interface HandlerProcessLimits {
@@ -51,7 +51,7 @@ export interface HandlerLauncherOptions {
 }
 
 /** Where a sandbox process finds its runtime (the staged copy, read-only) inside bubblewrap. */
-export const SANDBOX_RUNTIME_DIR = '/runtime';
+const SANDBOX_RUNTIME_DIR = '/runtime';
 
 /** The files a sandbox process runs (its entry and what that entry imports), staged in one directory. */
 interface Runtime {
@@ -282,7 +282,7 @@ async function makeReadable(dir: string): Promise<void> {
 }
 
 /** TypeScript handlers cannot run isolated here; names the Debian package and the operator's opt-out. */
-export class HandlerSandboxUnavailable extends Error {
+class HandlerSandboxUnavailable extends Error {
   constructor(readonly reason: string) {
     super(
       `Skill handlers cannot run isolated: ${reason}. Install bubblewrap (Debian package 'bubblewrap': apt-get install bubblewrap), ` +

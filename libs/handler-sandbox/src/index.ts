@@ -1,10 +1,8 @@
 // The handler sandbox: TypeScript handlers run in separate OS processes under bubblewrap, pooled per package,
 // with hard timeouts, limits and a framed channel for tool calls, the twin and log lines. Used by the executor
 // and by `skill-registry test` (apps/cli), so an author's examples run exactly as they will in production.
-export { HandlerLauncher, HandlerSandboxUnavailable, SANDBOX_PRECOMPILED_DIR, SANDBOX_RUNTIME_DIR } from './handler-launcher.js';
-export type { HandlerLauncherOptions, HandlerProcessLimits } from './handler-launcher.js';
-export { SandboxPool, SPAWN_AFTER_MS } from './sandbox-pool.js';
-export type { SandboxLauncher, SandboxOutcome, SandboxPoolOptions, SandboxRunOptions } from './sandbox-pool.js';
+export { HandlerLauncher } from './handler-launcher.js';
+export { SandboxPool } from './sandbox-pool.js';
 export {
   SANDBOX_VARIABLES,
   handlerProcessLimits,
@@ -12,5 +10,4 @@ export {
   sandboxSettingsFrom,
   withSandboxDefaults,
 } from './sandbox-settings.js';
-export type { SandboxSettings } from './sandbox-settings.js';
-export type { RunRequest, ToolReplyBody, TwinCallHandler, TwinOp } from './sandbox-protocol.js';
+export type { ToolReplyBody, TwinCallHandler, TwinOp } from './sandbox-protocol.js';

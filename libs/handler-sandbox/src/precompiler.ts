@@ -156,7 +156,7 @@ export function hashKey(contentHash: string): string | null {
 }
 
 /** This module's URL in dist/ (under Jest the sources run, but processes start from the build). */
-export function distUrlOf(url: string): string {
+function distUrlOf(url: string): string {
   return url.includes('/dist/')
     ? url
     : url.replace(/\/libs\/handler-sandbox\/src\//, '/dist/libs/handler-sandbox/src/').replace(/\.ts$/, '.js');

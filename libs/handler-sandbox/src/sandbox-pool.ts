@@ -52,7 +52,7 @@ export interface SandboxPoolOptions {
   spawnAfterMs?: number;
 }
 
-export const SPAWN_AFTER_MS = 200;
+const SPAWN_AFTER_MS = 200;
 
 type Waiter = {
   contentHash: string;

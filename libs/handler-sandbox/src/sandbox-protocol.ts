@@ -38,20 +38,12 @@ export interface ToolReply {
 export type ToSandbox = RunRequest | AbortRequest | ToolReply;
 
 /** The digital twin calls a handler may make (SkillContext.twin); served by the executor, never in the sandbox. */
-export const TWIN_OPS = ['getWorkProduct', 'readContent', 'putWorkProduct', 'listWorkProducts', 'getConstraints'] as const;
+const TWIN_OPS = ['getWorkProduct', 'readContent', 'putWorkProduct', 'listWorkProducts', 'getConstraints'] as const;
 export type TwinOp = (typeof TWIN_OPS)[number];
-export const TOOL_OPS = ['invoke', 'isAvailable', 'listTools'] as const;
-export type ToolOp = (typeof TOOL_OPS)[number];
+const TOOL_OPS = ['invoke', 'isAvailable', 'listTools'] as const;
 
 /** The codes a handler may end a run with; anything else it claims becomes HANDLER_ERROR. */
-export const HANDLER_CODES = [
-  'INPUT_INVALID',
-  'OUTPUT_INVALID',
-  'PRECONDITION_FAILED',
-  'TOOL_ERROR',
-  'TOOL_TIMEOUT',
-  'HANDLER_ERROR',
-] as const;
+const HANDLER_CODES = ['INPUT_INVALID', 'OUTPUT_INVALID', 'PRECONDITION_FAILED', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_ERROR'] as const;
 
 const MAX_MESSAGE_CHARS = 16 * 1024;
 const id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);

@@ -16,7 +16,7 @@ export class ArchiveRejected extends Error {
 }
 
 /** Beyond this decompressed/compressed ratio an archive is treated as a decompression bomb. */
-export const MAX_COMPRESSION_RATIO = 200;
+const MAX_COMPRESSION_RATIO = 200;
 
 /** Counts the bytes that pass; fails the stream with what `refuse` returns for a total (null: go on). */
 function byteCap(refuse: (total: number) => Error | null): Transform {

@@ -14,7 +14,7 @@ function tooComplex(sub: Conjunction, sup: Located): SchemaChange {
 }
 
 /** Beyond this many decided pairs a check gives up (as breaking) rather than run on. */
-export const MAX_DECIDED_PAIRS = 20_000;
+const MAX_DECIDED_PAIRS = 20_000;
 
 /** Decides one pair; called through Comparison.check, which memoises it. */
 export type PairCheck = (comparison: Comparison, sub: Conjunction, sup: Located) => SchemaChange[];

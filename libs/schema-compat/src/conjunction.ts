@@ -18,7 +18,7 @@ export interface Part {
 }
 
 /** A reference that could not be resolved, with the pointer of the `$ref`. */
-export interface UnresolvedRef {
+interface UnresolvedRef {
   readonly pointer: string;
   readonly ref: string;
 }
@@ -74,12 +74,6 @@ export function conjunctionAt(located: Located): Conjunction {
 /** The conjunction with more parts (and negations) added. */
 export function withParts(conjunction: Conjunction, parts: readonly Part[], negated: readonly Located[] = []): Conjunction {
   return { ...conjunction, parts: [...conjunction.parts, ...parts], negated: [...conjunction.negated, ...negated], expanded: false };
-}
-
-/** True when the conjunction is made of exactly one untouched document node. */
-export function singlePristine(conjunction: Conjunction): Part | undefined {
-  const [only] = conjunction.parts;
-  return conjunction.parts.length === 1 && only.pristine && conjunction.negated.length === 0 ? only : undefined;
 }
 
 /**

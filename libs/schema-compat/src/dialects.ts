@@ -5,7 +5,7 @@ import type { SchemaSide } from './schema-document.js';
 /** The JSON Schema dialects the checker reads; a schema without `$schema` is 2020-12. */
 export type Dialect = 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
 
-export const DEFAULT_DIALECT: Dialect = '2020-12';
+const DEFAULT_DIALECT: Dialect = '2020-12';
 
 /** Each dialect's meta-schema URI, as Ajv registers it. */
 export const META_SCHEMA_IDS: Readonly<Record<Dialect, string>> = {

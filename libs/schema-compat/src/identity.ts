@@ -50,7 +50,7 @@ const DYNAMIC_REFERENCES = ['$dynamicRef', '$recursiveRef'];
  * Equality of two schemas as validators: annotations and `$defs` are ignored at every level. Nodes with
  * a dynamic reference are never taken as equal (checkCompatibility answers equal documents itself).
  */
-export function schemaEqual(left: SchemaNode, right: SchemaNode): boolean {
+function schemaEqual(left: SchemaNode, right: SchemaNode): boolean {
   if (!isSchemaObject(left) || !isSchemaObject(right)) return left === right;
   if (DYNAMIC_REFERENCES.some((keyword) => keyword in left || keyword in right)) return false;
   const leftKeys = Object.keys(left).filter((key) => !IGNORED.has(key));

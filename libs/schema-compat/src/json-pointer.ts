@@ -1,5 +1,5 @@
 /** Escapes one reference token of a JSON pointer (RFC 6901). */
-export function escapeToken(token: string | number): string {
+function escapeToken(token: string | number): string {
   return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

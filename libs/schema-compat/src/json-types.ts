@@ -9,7 +9,7 @@ export const ALL_TYPES: readonly JsonType[] = ['null', 'boolean', 'object', 'arr
 const TYPE_NAMES = new Set<string>([...ALL_TYPES, 'integer']);
 
 /** The type of a JSON value (`integer` for whole numbers). */
-export function typeOfValue(value: unknown): JsonType {
+function typeOfValue(value: unknown): JsonType {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
@@ -48,7 +48,7 @@ export function intersectTypes(left: readonly JsonType[], right: readonly JsonTy
 }
 
 /** Drops `integer` where `number` is present, so each instance type appears once. */
-export function normaliseTypes(types: readonly JsonType[]): JsonType[] {
+function normaliseTypes(types: readonly JsonType[]): JsonType[] {
   const unique = [...new Set(types)];
   return unique.includes('number') ? unique.filter((type) => type !== 'integer') : unique;
 }

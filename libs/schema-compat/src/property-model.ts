@@ -6,7 +6,7 @@ import type { Located } from './schema-document.js';
 const compiled = new Map<string, RegExp>();
 
 /** True when a `patternProperties` pattern matches a property name (unicode, unanchored, as Ajv does). */
-export function patternMatches(pattern: string, name: string): boolean {
+function patternMatches(pattern: string, name: string): boolean {
   let regex = compiled.get(pattern);
   if (regex === undefined) {
     regex = new RegExp(pattern, 'u');

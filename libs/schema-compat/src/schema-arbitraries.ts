@@ -103,7 +103,7 @@ const schemaBody: fc.Arbitrary<SchemaNode> = fc.letrec<{ schema: SchemaNode }>((
 }).schema;
 
 /** A root schema: its body with the one definition its references use (which may refer to itself). */
-export const schemaNode: fc.Arbitrary<SchemaNode> = fc
+const schemaNode: fc.Arbitrary<SchemaNode> = fc
   .tuple(schemaBody, schemaBody)
   .map(([body, definition]) => (isSchemaObject(body) ? { ...body, $defs: { d: definition } } : body));
 
@@ -161,7 +161,7 @@ function edit(node: SchemaRecord, choice: number, amount: number): void {
 }
 
 /** A copy of `schema` with a few edits at random places (given by the pairs of numbers). */
-export function mutateSchema(schema: SchemaNode, edits: readonly [number, number, number][]): SchemaNode {
+function mutateSchema(schema: SchemaNode, edits: readonly [number, number, number][]): SchemaNode {
   const copy = structuredClone(schema) as SchemaNode;
   for (const [where, choice, amount] of edits) {
     const nodes: SchemaRecord[] = [];

@@ -52,7 +52,7 @@ function unresolvedChanges(
  * answer is not decided, a breaking change with an UNDECIDABLE_* code is reported. Called through
  * Comparison.check, which memoises pairs and assumes a pair already being compared holds.
  */
-export function isSubschema(comparison: Comparison, sub: Conjunction, sup: Located): SchemaChange[] {
+function isSubschema(comparison: Comparison, sub: Conjunction, sup: Located): SchemaChange[] {
   if (acceptsEverything(sup.node)) return [];
   if (sub.parts.some((part) => part.pristine && comparison.areIdentical(sub.doc.locate(part.pointer), sup))) return [];
   const expanded = expandConjunction(sub);

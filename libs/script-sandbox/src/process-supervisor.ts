@@ -3,7 +3,7 @@ import { BoundedOutput, StreamTail } from './output-capture.js';
 import { signalGroup } from './process-signals.js';
 
 /** Why a supervised process ended. */
-export type RunEndKind = 'exited' | 'timeout' | 'output_too_large' | 'cancelled' | 'spawn_failed';
+type RunEndKind = 'exited' | 'timeout' | 'output_too_large' | 'cancelled' | 'spawn_failed';
 
 export interface RunEnd {
   kind: RunEndKind;

@@ -8,7 +8,7 @@ export interface SandboxAvailability {
 }
 
 /** The variable through which an operator opts out of isolation: `SCRIPT_SANDBOX=none`. */
-export const SANDBOX_OPT_OUT_VARIABLE = 'SCRIPT_SANDBOX';
+const SANDBOX_OPT_OUT_VARIABLE = 'SCRIPT_SANDBOX';
 
 /**
  * Script tools must run under bubblewrap but it is missing or cannot create a sandbox here. The message

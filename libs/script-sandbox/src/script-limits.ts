@@ -10,7 +10,7 @@ export interface ScriptLimits {
   maxMemoryMb?: number;
 }
 
-export const DEFAULT_LIMITS: Readonly<Required<ScriptLimits>> = {
+const DEFAULT_LIMITS: Readonly<Required<ScriptLimits>> = {
   maxStdoutBytes: 1024 * 1024,
   maxStderrBytes: 64 * 1024,
   maxProcesses: 64,

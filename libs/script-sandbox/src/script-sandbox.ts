@@ -21,7 +21,7 @@ export interface ScriptSandboxOptions {
   runAs?: RunAs;
 }
 
-export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
+const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
 const DEFAULT_CANCEL_GRACE_MS = 2000;
 const NOBODY: RunAs = { uid: 65534, gid: 65534 };
 const PROBE_TIMEOUT_MS = 10_000;

@@ -1,8 +1,8 @@
 import type { SearchField, SearchStatus } from './search-document.js';
 
 /** BM25 saturation and length normalisation (issue 5 §3, seed 004). */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
 
 /**
  * A DEPRECATED skill's score is multiplied by this, so at equal relevance it ranks below an ACTIVE
@@ -56,7 +56,7 @@ export interface RankedCandidate {
  * The total order of results: exact name first, then score descending, then status rank (ACTIVE
  * before DEPRECATED), then name and id by code unit (not locale, so every machine agrees).
  */
-export function compareCandidates(a: RankedCandidate, b: RankedCandidate): number {
+function compareCandidates(a: RankedCandidate, b: RankedCandidate): number {
   if (a.exact !== b.exact) return a.exact ? -1 : 1;
   if (a.score !== b.score) return b.score - a.score;
   if (a.statusRank !== b.statusRank) return a.statusRank - b.statusRank;

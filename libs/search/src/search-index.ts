@@ -3,7 +3,7 @@ import { FIELD_WEIGHTS, SEARCH_FIELDS, fieldText, type SearchDocument, type Sear
 import { tokenize } from './tokenizer.js';
 
 /** Filters restrict the candidate set before scoring; every one given must hold. */
-export interface SearchFilter {
+interface SearchFilter {
   domain?: string;
   agent?: string;
   /** Every tag must be on the skill (exact, case-sensitive, like the list endpoint). */
@@ -26,7 +26,7 @@ export interface SearchResults {
   total: number;
 }
 
-export const DEFAULT_SEARCH_LIMIT = 10;
+const DEFAULT_SEARCH_LIMIT = 10;
 
 const FIELD_COUNT = SEARCH_FIELDS.length;
 const WEIGHTS = SEARCH_FIELDS.map((field) => FIELD_WEIGHTS[field]);

@@ -11,7 +11,7 @@
 const WORD = /[\p{L}\p{N}]+(?:[._-][\p{L}\p{N}]+)*/gu;
 const PART_SEPARATOR = /[._-]+/;
 
-export const STOPWORDS: ReadonlySet<string> = new Set([
+const STOPWORDS: ReadonlySet<string> = new Set([
   'a',
   'an',
   'the',

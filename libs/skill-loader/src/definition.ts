@@ -61,7 +61,7 @@ export interface SkillDefinition {
 }
 
 export const SKILL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
-export const TOOL_ID_PATTERN = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_]*$/;
+const TOOL_ID_PATTERN = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_]*$/;
 
 /** Strict semver MAJOR.MINOR.PATCH[-prerelease]: no `v` prefix, no build metadata. */
 export function isStrictSemver(value: string): boolean {

@@ -7,13 +7,13 @@ import type { SkillExample } from './definition.js';
 import { IssueList } from './issues.js';
 
 /** A constraint of a fixture work product, e.g. `{ "kind": "max_von_mises_stress", "max_von_mises_mpa": 235, ... }`. */
-export interface ExampleTwinConstraint {
+interface ExampleTwinConstraint {
   kind: string;
   [field: string]: unknown;
 }
 
 /** A work product that must exist on the branch an example runs on; its content inline or in a package file. */
-export interface ExampleTwinWorkProduct {
+interface ExampleTwinWorkProduct {
   id: string;
   kind: string;
   name: string;

@@ -11,10 +11,7 @@ export interface FoundHandler {
 }
 
 /** Classes of handler.ts extending SkillBase, and what else it exports (for messages). */
-export function findHandlerClasses(
-  handlerExports: Record<string, unknown>,
-  sdk: RuntimeSdk,
-): { handlers: FoundHandler[]; others: string[] } {
+function findHandlerClasses(handlerExports: Record<string, unknown>, sdk: RuntimeSdk): { handlers: FoundHandler[]; others: string[] } {
   const handlers: FoundHandler[] = [];
   const others: string[] = [];
   const names = [...new Set([...Object.keys(handlerExports), ...('default' in handlerExports ? ['default'] : [])])];

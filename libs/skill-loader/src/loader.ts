@@ -60,7 +60,7 @@ const CONTRACT_FILES: { file: string; severity: 'error' | 'warning'; purpose: st
   { file: 'handler.spec.ts', severity: 'warning', purpose: "the skill's own tests" },
 ];
 
-export const DRAFT_VERSION = '0.0.0-draft';
+const DRAFT_VERSION = '0.0.0-draft';
 
 /**
  * Loads and validates skill packages, fail-soft: a broken package yields issues, never an exception, and

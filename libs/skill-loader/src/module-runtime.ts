@@ -120,7 +120,7 @@ function describeSwcError(error: unknown, filename: string | undefined): string 
 }
 
 /** The file name of a precompiled module: the source's hash and whether jiti treats it as TypeScript. */
-export function precompiledName(source: string, ts: boolean | undefined): string {
+function precompiledName(source: string, ts: boolean | undefined): string {
   return `${createHash('sha256').update(source).digest('hex').slice(0, 40)}.${ts ? 'ts' : 'js'}.cjs`;
 }
 
@@ -137,7 +137,7 @@ function precompiledTransform(dir: string, compile: JitiTransform): JitiTransfor
  * Transpiles with SWC (in a trusted process) into `dir`, for a runtime that finds them there: `record`
  * wraps a transform so that everything it compiles is also written out.
  */
-export function recordingTransform(dir: string, compile: JitiTransform): JitiTransform {
+function recordingTransform(dir: string, compile: JitiTransform): JitiTransform {
   return (options) => {
     const result = compile(options);
     if (!result.error) writeFileSync(join(dir, precompiledName(options.source, options.ts)), result.code);

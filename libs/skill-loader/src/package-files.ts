@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path';
 import { isSkippedEntry, manifestHash, sha256Hex } from '#package-store/package-files.js';
 
 /** Files that make a directory a skill package. */
-export const PACKAGE_MARKERS = ['definition.json', 'handler.ts', 'SKILL.md'] as const;
+const PACKAGE_MARKERS = ['definition.json', 'handler.ts', 'SKILL.md'] as const;
 
 /** True when `dir` holds a package marker file (definition.json, handler.ts or SKILL.md) itself. */
 export async function isSkillPackageDir(dir: string): Promise<boolean> {

@@ -23,7 +23,7 @@ export function exportNameOf(reference: string): string {
 }
 
 /** True for a zod 4 schema from any copy of zod (checked structurally, not with instanceof). */
-export function isZodSchema(value: unknown): boolean {
+function isZodSchema(value: unknown): boolean {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
   const internals = (value as { _zod?: { def?: unknown } })._zod;
   return typeof internals === 'object' && internals !== null && typeof internals.def === 'object';
@@ -125,7 +125,7 @@ function describeSchemaShape(jsonSchema: Record<string, unknown>): string {
 }
 
 /** `a.b[].c` for `/properties/a/properties/b/items/properties/c`. */
-export function propertyLabel(pointer: string): string {
+function propertyLabel(pointer: string): string {
   const segments = pointer
     .split('/')
     .slice(1)

@@ -5,7 +5,7 @@ import { TwinFailure } from './twin-failure.js';
  * The constraint kinds the twin knows, each with the JSON Schema its fields must match. A new kind is
  * one entry here; skills read constraints by kind.
  */
-export const CONSTRAINT_KINDS: Record<string, { description: string; schema: Record<string, unknown> }> = {
+const CONSTRAINT_KINDS: Record<string, { description: string; schema: Record<string, unknown> }> = {
   max_von_mises_stress: {
     description: 'Allowable von Mises stress: the material limit divided by a required safety factor',
     schema: {
@@ -48,7 +48,7 @@ export const CONSTRAINT_KINDS: Record<string, { description: string; schema: Rec
   },
 };
 
-export const MAX_CONSTRAINTS = 100;
+const MAX_CONSTRAINTS = 100;
 const validator = new JsonSchemaValidator();
 
 /** Checks a list of constraints (`{ kind, ...fields }`); throws INVALID naming every bad field. */

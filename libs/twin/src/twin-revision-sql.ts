@@ -92,7 +92,7 @@ export function sameContent(revision: RevisionView, sha256: string, mediaType: s
   );
 }
 
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner) =>
     inner && typeof inner === 'object' && !Array.isArray(inner)
       ? Object.fromEntries(

@@ -3,17 +3,17 @@ import { unstorableTextReason } from '#contracts/index.js';
 import { TwinFailure, invalid } from './twin-failure.js';
 
 /** Branch names: lower-case, URL- and URI-safe (`twin://<branch>/<id>`), like `main` or `bracket-rev-b`. */
-export const BRANCH_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+const BRANCH_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 /** Work product kinds: `cad_model`, `mesh`, ... (extensible: any lower_snake_case word). */
-export const KIND = /^[a-z][a-z0-9_]{0,63}$/;
+const KIND = /^[a-z][a-z0-9_]{0,63}$/;
 /** The kinds the catalog uses; others are accepted (the list is open). */
-export const KNOWN_KINDS = ['cad_model', 'mesh', 'netlist', 'pcb', 'simulation_result', 'report', 'firmware'] as const;
+const KNOWN_KINDS = ['cad_model', 'mesh', 'netlist', 'pcb', 'simulation_result', 'report', 'firmware'] as const;
 /** `type/subtype` with an optional `;` parameter list, as RFC 6838 allows, lower-cased on the way in. */
 const MEDIA_TYPE =
   /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(\s*;\s*[a-z0-9!#$&^_.+-]+=("[^"\\\r\n]{0,200}"|[a-z0-9!#$&^_.+-]{1,200}))*$/i;
 /** Bodies that are forms, not content: refused so that a browser form cannot write to the twin. */
 const NOT_CONTENT = /^(multipart\/|application\/x-www-form-urlencoded)/i;
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_METADATA_BYTES = 16 * 1024;
 
 export interface TwinLimits {

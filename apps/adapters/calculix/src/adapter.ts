@@ -6,7 +6,7 @@ import { runThermalTool } from './run-thermal.js';
 export const CALCULIX_DEFAULT_PORT = 7102;
 
 /** CalculiX's ccx as found in PATH (or at `executable`, e.g. from CCX_BIN). */
-export function ccxProgram(executable = 'ccx'): Program {
+function ccxProgram(executable = 'ccx'): Program {
   return new Program({
     name: 'CalculiX (ccx)',
     executable,

@@ -54,7 +54,6 @@ export const runFeaInputSchema = z.object({
     .describe('Element sets (*ELSET / *ELEMENT ELSET=) to report max von Mises for; default every element set of the deck'),
   timeout_seconds: timeoutSeconds,
 });
-export type RunFeaInput = z.infer<typeof runFeaInputSchema>;
 
 export const runFeaOutputSchema = z.object({
   max_von_mises: z
@@ -94,7 +93,6 @@ export const runThermalInputSchema = z.object({
   include_files: includeFiles,
   timeout_seconds: timeoutSeconds,
 });
-export type RunThermalInput = z.infer<typeof runThermalInputSchema>;
 
 const temperatureStats = {
   min: z.number().describe('Lowest nodal temperature'),

@@ -10,7 +10,7 @@ export interface AdapterConfig {
 }
 
 /** An environment variable with an unusable value; the message names it. */
-export class AdapterConfigError extends Error {
+class AdapterConfigError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'AdapterConfigError';

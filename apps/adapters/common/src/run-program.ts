@@ -152,7 +152,7 @@ export function runProgram(options: RunProgramOptions): Promise<ProgramRun> {
 }
 
 /** The last `count` non-empty lines of a program's output. */
-export function tailLines(text: string, count = 20): string[] {
+function tailLines(text: string, count = 20): string[] {
   const lines = text.split(/\r?\n/).filter((line) => line.trim().length > 0);
   return lines.slice(-count).map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line));
 }

@@ -41,7 +41,7 @@ export async function withScratchDir<T>(prefix: string, work: (dir: string) => P
 }
 
 /** Resolve `name` inside `dir`, refusing anything that would land outside it. */
-export function insideDir(dir: string, name: string, what = 'file name'): string {
+function insideDir(dir: string, name: string, what = 'file name'): string {
   const safe = safeRelativeName(name, what);
   const target = resolve(dir, safe);
   const rel = relative(dir, target);

@@ -37,7 +37,7 @@ export interface RunningAdapter {
 }
 
 /** The /healthz body. */
-export interface AdapterHealth {
+interface AdapterHealth {
   status: 'ok' | 'degraded';
   adapter: string;
   version: string;
@@ -126,7 +126,7 @@ export async function startAdapterServer(adapter: AdapterDefinition, options: Ad
 }
 
 /** Whether each program is installed (and its version) and which tools can run. */
-export async function health(adapter: AdapterDefinition): Promise<AdapterHealth> {
+async function health(adapter: AdapterDefinition): Promise<AdapterHealth> {
   const programs = await Promise.all(adapter.programs.map((program) => program.probe()));
   const tools = await Promise.all(
     adapter.tools.map(async (tool) => ({ name: tool.name, capability: tool.capability, available: (await tool.program.probe()).found })),

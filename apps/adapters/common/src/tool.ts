@@ -148,7 +148,7 @@ async function runChecked(
 }
 
 /** The isError result of a failed call: the message (and the program's last lines) as text, and structured. */
-export function failureResult(failure: ToolFailure): CallToolResult {
+function failureResult(failure: ToolFailure): CallToolResult {
   const text = [failure.message];
   const diagnostics = failure.diagnostics;
   if (diagnostics) {

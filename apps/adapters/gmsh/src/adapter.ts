@@ -6,7 +6,7 @@ import { measureTool } from './measure.js';
 export const GMSH_DEFAULT_PORT = 7103;
 
 /** gmsh as found in PATH (or at `executable`, e.g. from GMSH_BIN). */
-export function gmshProgram(executable = 'gmsh'): Program {
+function gmshProgram(executable = 'gmsh'): Program {
   return new Program({
     name: 'gmsh',
     executable,

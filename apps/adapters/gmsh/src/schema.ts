@@ -87,7 +87,6 @@ export const measureInputSchema = z.object({
     .describe('Distances to measure between named physical groups, e.g. for tolerance checks'),
   timeout_seconds: timeoutSeconds,
 });
-export type MeasureInput = z.infer<typeof measureInputSchema>;
 
 export const measureOutputSchema = z.object({
   bounding_box: z

@@ -7,7 +7,7 @@ import { runErcTool } from './run-erc.js';
 export const KICAD_DEFAULT_PORT = 7104;
 
 /** kicad-cli as found in PATH (or at `executable`, e.g. from KICAD_CLI_BIN). */
-export function kicadProgram(executable = 'kicad-cli'): Program {
+function kicadProgram(executable = 'kicad-cli'): Program {
   return new Program({
     name: 'kicad-cli',
     executable,

@@ -2,7 +2,7 @@ import { inputRejected, safeRelativeName } from '../../common/src/index.js';
 import type { ToolRunContext } from '../../common/src/index.js';
 
 /** A file of the design given by name and contents (a sub-sheet). */
-export interface DesignFile {
+interface DesignFile {
   name: string;
   content: string;
 }

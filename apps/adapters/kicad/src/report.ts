@@ -3,7 +3,7 @@ import { ToolFailure } from '../../common/src/index.js';
 import type { DrcItem, DrcViolation, ErcItem, ErcViolation } from './schema.js';
 
 /** Library checks: they need the symbol/footprint libraries, which the adapter does not have. */
-export const LIBRARY_CHECK_TYPES = new Set([
+const LIBRARY_CHECK_TYPES = new Set([
   'lib_symbol_issues',
   'lib_symbol_mismatch',
   'footprint_link_issues',

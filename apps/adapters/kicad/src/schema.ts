@@ -72,7 +72,7 @@ const common = {
 
 // ---------------------------------------------------------------------------------------------------------- ERC
 
-export const ercItemSchema = z.object({
+const ercItemSchema = z.object({
   description: z.string().describe('KiCad\'s description of the item, e.g. "Symbol D2 Pin 1 [K, Passive, Line]"'),
   reference: z.string().nullable().describe('Reference designator of the symbol involved (e.g. D2), null for wires, labels, ...'),
   pin: z.string().nullable().describe('Pin number, for pin items'),
@@ -84,7 +84,7 @@ export const ercItemSchema = z.object({
 });
 export type ErcItem = z.infer<typeof ercItemSchema>;
 
-export const ercViolationSchema = z.object({
+const ercViolationSchema = z.object({
   sheet: z.string().describe('Hierarchical path of the sheet, "/" for the root sheet, "/Power/" for a sub-sheet named Power'),
   severity,
   type: z.string().describe('KiCad rule id, e.g. pin_not_connected, pin_to_pin, power_pin_not_driven, label_dangling'),
@@ -106,7 +106,6 @@ export const runErcInputSchema = z.object({
   library_checks: libraryChecks,
   timeout_seconds: timeoutSeconds,
 });
-export type RunErcInput = z.infer<typeof runErcInputSchema>;
 
 export const runErcOutputSchema = z.object({
   passed: z.boolean().describe('True when no violation has severity error'),
@@ -120,7 +119,7 @@ export type RunErcOutput = z.infer<typeof runErcOutputSchema>;
 
 // ---------------------------------------------------------------------------------------------------------- DRC
 
-export const drcItemSchema = z.object({
+const drcItemSchema = z.object({
   description: z.string().describe('KiCad\'s description of the item, e.g. "Pad 1 [GND] of TP1 on F.Cu"'),
   reference: z.string().nullable().describe('Reference of the footprint involved (pads, footprints), else null'),
   pad: z.string().nullable().describe('Pad number, for pad items'),
@@ -131,7 +130,7 @@ export const drcItemSchema = z.object({
 });
 export type DrcItem = z.infer<typeof drcItemSchema>;
 
-export const drcViolationSchema = z.object({
+const drcViolationSchema = z.object({
   severity,
   type: z.string().describe('KiCad rule id, e.g. clearance, track_width, unconnected_items, courtyards_overlap, missing_footprint'),
   description: z
@@ -165,7 +164,6 @@ export const runDrcInputSchema = z.object({
   library_checks: libraryChecks,
   timeout_seconds: timeoutSeconds,
 });
-export type RunDrcInput = z.infer<typeof runDrcInputSchema>;
 
 export const runDrcOutputSchema = z.object({
   passed: z.boolean().describe('True when no violation, unconnected item or parity issue has severity error'),
@@ -188,7 +186,7 @@ export type RunDrcOutput = z.infer<typeof runDrcOutputSchema>;
 
 // ---------------------------------------------------------------------------------------------------------- BOM
 
-export const bomRowSchema = z.object({
+const bomRowSchema = z.object({
   references: z.array(z.string()).describe('Reference designators of the grouped parts, in natural order (R2 before R10)'),
   value: z.string().describe('Value (distinct values joined with ", " when the grouping does not include Value)'),
   footprint: z.string().describe('Footprint as library:name (joined like value when it differs within the group)'),
@@ -221,7 +219,6 @@ export const exportBomInputSchema = z.object({
     .describe("Also list symbols marked 'Exclude from bill of materials' (default: left out and counted)"),
   timeout_seconds: timeoutSeconds,
 });
-export type ExportBomInput = z.infer<typeof exportBomInputSchema>;
 
 export const exportBomOutputSchema = z.object({
   rows: z.array(bomRowSchema).describe('BOM lines, ordered by their first reference'),

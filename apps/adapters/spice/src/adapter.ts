@@ -5,7 +5,7 @@ import { simulateTool } from './simulate.js';
 export const SPICE_DEFAULT_PORT = 7101;
 
 /** ngspice as found in PATH (or at `executable`, e.g. from NGSPICE_BIN). */
-export function ngspiceProgram(executable = 'ngspice'): Program {
+function ngspiceProgram(executable = 'ngspice'): Program {
   return new Program({
     name: 'ngspice',
     executable,

@@ -11,9 +11,6 @@ const INCLUDE_CARDS = new Set(['.include', '.inc', '.lib']);
 const VECTOR = /^(?:[A-Za-z_][\w.#:+-]*(?:\([\w.#:+-]+(?:,[\w.#:+-]+)?\))?|@[\w.#:]+\[\w+\])$/;
 const SOURCE = /^[A-Za-z][\w.#:+-]*$/;
 
-/** Most data points one analysis may produce (the JSON result grows with it). */
-export const MAX_POINTS = 100_000;
-
 /**
  * Check the user's netlist and return it without its `.end` (and anything after), ready for the control block.
  * Refuses control blocks, analysis cards (analyses are parameters) and includes of files not given in `include_files`.

@@ -23,7 +23,7 @@ const tran = z.object({
   max_step_s: z.number().positive().optional().describe('Largest internal time step in seconds (default chosen by ngspice)'),
 });
 
-export const spiceAnalysisSchema = z.discriminatedUnion('type', [op, dc, ac, tran]);
+const spiceAnalysisSchema = z.discriminatedUnion('type', [op, dc, ac, tran]);
 export type SpiceAnalysis = z.infer<typeof spiceAnalysisSchema>;
 
 export const simulateInputSchema = z.object({
@@ -60,7 +60,6 @@ export const simulateInputSchema = z.object({
     .describe('Largest number of points one analysis may return (default 10000); larger requests are refused before running'),
   timeout_seconds: z.number().positive().max(86_400).optional().describe('Time limit for ngspice in seconds (capped by the adapter limit)'),
 });
-export type SimulateInput = z.infer<typeof simulateInputSchema>;
 
 const complexSeries = z.object({
   real: z.array(z.number()).describe('Real part per frequency point'),
@@ -70,7 +69,7 @@ const complexSeries = z.object({
   phase_deg: z.array(z.number()).describe('Phase in degrees, in (-180, 180]'),
 });
 
-export const analysisResultSchema = z.object({
+const analysisResultSchema = z.object({
   type: z.enum(['op', 'dc', 'ac', 'tran']).describe('Analysis type'),
   scale: z
     .object({
@@ -94,4 +93,3 @@ export const simulateOutputSchema = z.object({
   solver_time_seconds: z.number().describe('Wall-clock time of the ngspice run in seconds'),
   ngspice_version: z.string().nullable().describe('ngspice version that ran the simulation'),
 });
-export type SimulateOutput = z.infer<typeof simulateOutputSchema>;

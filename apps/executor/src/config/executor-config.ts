@@ -9,7 +9,7 @@ import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-export const executorConfigSchema = z
+const executorConfigSchema = z
   .object({
     DATABASE_URL: sharedEnvironment.DATABASE_URL,
     REDIS_URL: sharedEnvironment.REDIS_URL,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathReachableBy } from '#script-sandbox/scratch-directory.js';
 
 /** The user script tools run as under bubblewrap when the executor is root (the sandbox library's default). */
-export const SANDBOX_USER = { uid: 65534, gid: 65534 };
+const SANDBOX_USER = { uid: 65534, gid: 65534 };
 
 /**
  * Creates the package cache root. Script tools run as another user (nobody, under bubblewrap) and must

@@ -1,4 +1,4 @@
-export type Role = 'admin' | 'publisher' | 'agent' | 'anonymous';
+type Role = 'admin' | 'publisher' | 'agent' | 'anonymous';
 
 /** Who is calling: the identity a token acts as, and for a publisher the skill names it may publish. */
 export interface Principal {

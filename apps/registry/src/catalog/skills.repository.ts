@@ -6,7 +6,7 @@ import type { LifecycleEventRecord, NewLifecycleEvent, NewSkillVersion, SkillRec
 import { groupBySkill, isUniqueViolation, rawToRecord, toColumns, toRecord, type RawVersionRow } from './skill-version-rows.js';
 
 /** Postgres channel on which every change to a skill is announced (payload: a JSON SkillChange). */
-export const SKILL_CHANGES_CHANNEL = 'skill_registry_changes';
+const SKILL_CHANGES_CHANNEL = 'skill_registry_changes';
 
 export const PRISMA = Symbol('PRISMA');
 

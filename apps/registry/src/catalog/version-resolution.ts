@@ -3,7 +3,7 @@ import { RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
 import { type SkillRecord, type SkillVersionRecord, currentVersion } from './skill-records.js';
 
 /** Whether `requested` names one exact version (`1.2.3`, `1.2.3-rc.1`) rather than a range. */
-export function isExactVersion(requested: string): boolean {
+function isExactVersion(requested: string): boolean {
   return semver.valid(requested) !== null && semver.clean(requested) === requested;
 }
 

@@ -4,7 +4,7 @@ import { apiComponent } from '../openapi/openapi-components.js';
 
 /** The wire views of the compatibility checks (libs/schema-compat and version-compatibility.ts return exactly these). */
 
-export const schemaChangeView = apiComponent(
+const schemaChangeView = apiComponent(
   'SchemaChange',
   z.object({
     code: z.string().describe('Stable identifier of the kind of change, e.g. `REQUIRED_ADDED`'),

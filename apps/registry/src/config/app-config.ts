@@ -64,7 +64,7 @@ function parseTokenEntry(item: string, role: 'admin' | 'agent' | 'publisher'): T
 
 const port = portVariable;
 
-export const configSchema = z
+const configSchema = z
   .object({
     DATABASE_URL: sharedEnvironment.DATABASE_URL,
     REDIS_URL: sharedEnvironment.REDIS_URL,
@@ -172,7 +172,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return parsed.data;
 }
 
-export const DEFAULT_GRPC_PORT = 50051;
+const DEFAULT_GRPC_PORT = 50051;
 
 /** The gRPC port to bind: GRPC_PORT, else 50051 — or a free port when PORT is 0, so throwaway instances (tests) never collide. */
 export function grpcPortOf(config: Pick<AppConfig, 'GRPC_PORT' | 'PORT'>): number {

@@ -214,7 +214,7 @@ export class ExecuteSkill {
   }
 }
 
-export function deprecationNotice(version: SkillVersionRecord): string {
+function deprecationNotice(version: SkillVersionRecord): string {
   const parts = [`Skill '${version.name}' ${version.version} is deprecated: ${version.deprecationReason ?? 'no reason given'}`];
   if (version.deprecationSuccessor) parts.push(`use '${version.deprecationSuccessor}' instead`);
   if (version.deprecationSunset) parts.push(`it stops working after ${version.deprecationSunset.toISOString()}`);

@@ -22,7 +22,7 @@ const executionErrorCode = z.enum([
   'QUEUE_UNAVAILABLE',
 ]);
 
-export const executionErrorView = apiComponent(
+const executionErrorView = apiComponent(
   'ExecutionError',
   z.object({ code: executionErrorCode, message: z.string(), details: jsonObject }),
   'Why an execution failed: a stable code, a message a person can act on, and details',
@@ -123,4 +123,3 @@ export const executionEventView = apiComponent(
 export type ExecutionView = z.input<typeof executionView>;
 export type ExecutionListView = z.input<typeof executionListView>;
 export type SkillUsageView = z.input<typeof skillUsageView>;
-export type ExecutionEventView = z.input<typeof executionEventView>;

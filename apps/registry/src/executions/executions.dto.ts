@@ -30,7 +30,7 @@ export const EXECUTE_BODY_SCHEMA = {
   },
 };
 
-export const MAX_WAIT_SECONDS = 60;
+const MAX_WAIT_SECONDS = 60;
 
 // Parsed with zod, as every body of the REST edge (validation.ts: parseOrThrow).
 const executeBody = z

@@ -13,7 +13,7 @@ import {
 import { grpcStatusOf } from '../problem/error-catalog.js';
 import { encodeStatusDetails, type FieldViolation, type PreconditionViolation } from './status-details.js';
 
-export const ERROR_DOMAIN = 'skill-registry.dev';
+const ERROR_DOMAIN = 'skill-registry.dev';
 
 /** What grpc-js sends for a failed call: status code, message (`details`) and trailing metadata. */
 export interface GrpcError {

@@ -34,7 +34,7 @@ function tagsGiven(tags: string[] | undefined): string[] | undefined {
 }
 
 /** Runs a REST parser and renames the fields its errors name to the proto's names. */
-export function withProtoFields<T>(parse: () => T, names: Record<string, string>): T {
+function withProtoFields<T>(parse: () => T, names: Record<string, string>): T {
   try {
     return parse();
   } catch (error) {

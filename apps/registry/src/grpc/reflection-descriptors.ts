@@ -112,7 +112,7 @@ function splitWellKnown(file: FileLike): FileLike[] {
 }
 
 /** protoc's and Go's name of the entry type of map field `field`: `by_status` -> `ByStatusEntry`. */
-export function mapEntryName(field: string): string {
+function mapEntryName(field: string): string {
   return `${field.replace(/(?:^|_)([^_]?)/g, (_match, first: string) => first.toUpperCase())}Entry`;
 }
 

@@ -11,7 +11,7 @@ import { reflectionPackageDefinition } from './reflection-descriptors.js';
 import { checkedRequest, decodingNeverThrows } from './grpc-request-check.js';
 import { DEFAULT_TWIN_LIMITS } from '#twin/index.js';
 
-export const GRPC_PACKAGE = 'skillregistry.v1';
+const GRPC_PACKAGE = 'skillregistry.v1';
 export const GRPC_SERVICE = 'SkillRegistry';
 /** The digital twin's service, in the same package and proto file. */
 export const GRPC_TWIN_SERVICE = 'Twin';
@@ -31,12 +31,12 @@ export function maxRequestBytes(twinMaxRevisionBytes: number = DEFAULT_TWIN_LIMI
   return Math.max(PACKAGE_REQUEST_BYTES, twinMaxRevisionBytes + TWIN_REQUEST_HEADROOM_BYTES);
 }
 
-export function protoPath(): string {
+function protoPath(): string {
   return path.join(projectRoot(), 'proto', 'skill_registry.proto');
 }
 
 /** proto-loader options shared by the server and its clients: snake_case fields like the REST JSON, enums by name. */
-export const PROTO_LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true } as const;
+const PROTO_LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true } as const;
 
 /** A unary response with trailing metadata (the deprecation notice); see RegistryGrpcServer. */
 export class WithTrailers<T> {

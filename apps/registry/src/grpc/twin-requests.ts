@@ -9,7 +9,7 @@ import { type ProtoStruct, type ProtoTimestamp, fromStruct, fromTimestamp } from
  * checked by the store itself (libs/twin's rules), as they are for REST. An empty `branch` is main.
  */
 
-export function branchOf(branch: string | undefined): string {
+function branchOf(branch: string | undefined): string {
   return given(branch) ?? 'main';
 }
 

@@ -20,9 +20,9 @@ export interface JsonRead {
  * which can change at any time, and no status is final (ARCHIVED can reappear). So each of these
  * bodies may change: caches keep it but revalidate it every time, which costs a 304 with no body.
  */
-export const CATALOG_READ_CACHE_CONTROL = 'no-cache';
+const CATALOG_READ_CACHE_CONTROL = 'no-cache';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** A strong entity tag of `representation`: its SHA-256, base64url, cut to 22 characters (132 bits). */
 export function strongEtag(representation: string | Buffer): string {

@@ -40,7 +40,7 @@ export function connectionOptions(config: TimeoutConfig): Pick<
  * problem-details answer with a code, like every other refusal, and the connection is closed (the
  * parser cannot go on with it). Connection resets have no one to answer.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket, config: TimeoutConfig): void {
+function answerClientError(error: Error & { code?: string }, socket: Socket, config: TimeoutConfig): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const body =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'

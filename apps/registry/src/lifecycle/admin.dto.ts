@@ -40,10 +40,6 @@ export const deprecateSkillBody = z
   })
   .strict();
 
-export type RegisterSkillBody = z.output<typeof registerSkillBody>;
-export type PromoteSkillBody = z.output<typeof promoteSkillBody>;
-export type DeprecateSkillBody = z.output<typeof deprecateSkillBody>;
-
 /** Parses an admin body: a JSON object checked by `schema`, else VALIDATION_FAILED naming every field. */
 export function parseAdminBody<T extends z.ZodType>(schema: T, raw: unknown): z.output<T> {
   if (raw === undefined) return parseOrThrow(schema, {}, 'body');

@@ -8,7 +8,7 @@ const packageOutcome = z.enum(['new', 'updated', 'unchanged', 'refused']);
 /** Why a package was refused (register-skill.ts PackageRefusal); the health report's refused list uses it too. */
 export const packageRefusal = z.enum(['VERSION_IMMUTABLE', 'DUPLICATE', 'FAILED']);
 
-export const packageReportView = apiComponent(
+const packageReportView = apiComponent(
   'PackageReport',
   z.object({
     path: z.string(),

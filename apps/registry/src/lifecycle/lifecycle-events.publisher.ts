@@ -5,7 +5,7 @@ import type { NewLifecycleEvent } from '../catalog/skill-records.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 /** Typed lifecycle event as published on Redis for other services. */
-export interface PublishedLifecycleEvent {
+interface PublishedLifecycleEvent {
   type: 'skill.lifecycle';
   skill: string;
   version: string;

@@ -30,7 +30,7 @@ export interface ToolCallContext {
 }
 
 /** The `_meta` key of a tool call naming the twin branch it works on (over the connection's). */
-export const BRANCH_META_KEY = 'io.skill-registry/branch';
+const BRANCH_META_KEY = 'io.skill-registry/branch';
 
 /**
  * `tools/call` of a skill: executes it through ExecuteSkill — the same use-case as
@@ -130,7 +130,7 @@ function logData(event: ExecutionLogEvent): Record<string, unknown> {
   return { message, ...(fields ? { fields } : {}), ...(truncated ? { truncated } : {}), at };
 }
 
-export function describeEvent(event: ExecutionEvent): string {
+function describeEvent(event: ExecutionEvent): string {
   switch (event.type) {
     case 'queued':
       return `queued ${event.skill} ${event.version}`;

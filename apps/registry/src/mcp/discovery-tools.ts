@@ -89,8 +89,8 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, u
   return z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as Record<string, unknown>;
 }
 
-export const SEARCH_SKILLS = 'search_skills';
-export const GET_SKILL_INFO = 'get_skill_info';
+const SEARCH_SKILLS = 'search_skills';
+const GET_SKILL_INFO = 'get_skill_info';
 
 export const DISCOVERY_TOOLS: readonly Tool[] = [
   {

@@ -11,7 +11,7 @@ import { McpPrompts } from '../mcp-skills/mcp-prompts.js';
 import { McpToolList } from './mcp-tool-list.js';
 
 /** How often the catalog generation is compared (it moves on every change on any replica). */
-export const TOOL_CHANGE_POLL_MS = 200;
+const TOOL_CHANGE_POLL_MS = 200;
 const SWEEP_MS = 60_000;
 
 /**

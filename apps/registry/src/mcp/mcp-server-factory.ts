@@ -17,7 +17,7 @@ import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';
 import { McpPrompts } from '../mcp-skills/mcp-prompts.js';
 import { McpTwinResources } from '../twin/mcp-twin-resources.js';
 
-export const MCP_SERVER_INFO = { name: 'skill-registry', title: 'Skill Registry', version: '1.0.0' };
+const MCP_SERVER_INFO = { name: 'skill-registry', title: 'Skill Registry', version: '1.0.0' };
 
 const INSTRUCTIONS =
   'Every ACTIVE or DEPRECATED engineering skill of this registry is a tool: call it with arguments matching its input schema ' +

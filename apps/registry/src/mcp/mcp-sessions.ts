@@ -8,8 +8,8 @@ import { McpToolList } from './mcp-tool-list.js';
 import { SessionTransport } from './session-transport.js';
 
 /** Sessions closed after this long with no request and no open stream. */
-export const SESSION_IDLE_MS = 30 * 60 * 1000;
-export const MAX_SESSIONS = 1000;
+const SESSION_IDLE_MS = 30 * 60 * 1000;
+const MAX_SESSIONS = 1000;
 
 interface McpSession {
   transport: SessionTransport;

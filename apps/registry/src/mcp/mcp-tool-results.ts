@@ -14,7 +14,7 @@ import { hasObjectOutput } from '../tool-definitions/tool-definition-formats.js'
  */
 
 /** `_meta` key of a skill call's execution facts (id, version, attempts, ...). */
-export const EXECUTION_META_KEY = 'skill-registry/execution';
+const EXECUTION_META_KEY = 'skill-registry/execution';
 
 export function structuredResult(value: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };

@@ -8,7 +8,7 @@ import { z } from 'zod';
  * e2e answer against that document (test/e2e/openapi-contract.e2e-spec.ts), so code, types and
  * document cannot disagree.
  */
-export const apiComponents = z.registry<{ id: string; description?: string }>();
+const apiComponents = z.registry<{ id: string; description?: string }>();
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { apiComponent } from './openapi-components.js';
 
 /** The codes of the one error catalog (problem/error-catalog.ts), each documented with what the mapper renders of its sample. */
 export type ProblemCode = ErrorCode;
-export const PROBLEM_CODES: ProblemCode[] = ERROR_CODES;
+const PROBLEM_CODES: ProblemCode[] = ERROR_CODES;
 
 /** What the REST error mapper answers for one code: status, headers and body (with a sample detail). */
 export interface RenderedProblem {

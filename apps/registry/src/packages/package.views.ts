@@ -32,7 +32,7 @@ export const publishedPackageView = apiComponent(
   'A published package: the version it is',
 );
 
-export const validatedPackageView = apiComponent(
+const validatedPackageView = apiComponent(
   'ValidatedPackage',
   z.object({
     outcome: z.literal('valid'),

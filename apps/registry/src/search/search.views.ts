@@ -4,7 +4,7 @@ import { deprecationView, skillDependencyView, skillStatus } from '../skills/ski
 
 /** The wire views of GET /v1/search (search.presenter.ts returns exactly these). */
 
-export const searchHitView = apiComponent(
+const searchHitView = apiComponent(
   'SearchHit',
   z.object({
     name: z.string(),
@@ -27,4 +27,3 @@ export const searchResultsView = apiComponent(
 );
 
 export type SearchHitView = z.input<typeof searchHitView>;
-export type SearchResultsView = z.input<typeof searchResultsView>;

@@ -64,7 +64,7 @@ export class SkillSearchIndex {
 }
 
 /** What the ranking knows of a skill: its current version. Optional tools are not "required". */
-export function toSearchDocument(version: SkillVersionRecord): SearchDocument {
+function toSearchDocument(version: SkillVersionRecord): SearchDocument {
   return {
     id: version.name,
     name: version.name,

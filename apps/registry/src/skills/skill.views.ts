@@ -8,7 +8,7 @@ import { isoDateTime, jsonObject, jsonSchemaDocument, nextCursor } from '../open
 
 export const skillStatus = apiComponent('SkillStatus', z.enum(SKILL_STATUSES), 'Lifecycle state of a skill version');
 
-export const toolRefView = apiComponent(
+const toolRefView = apiComponent(
   'ToolRef',
   z.object({
     tool_id: z.string().describe('`<adapter>.<method>`, e.g. `calculix.run_fea`'),
@@ -33,7 +33,7 @@ const exampleTwinFixture = z.object({
   ),
 });
 
-export const skillExampleView = apiComponent(
+const skillExampleView = apiComponent(
   'SkillExample',
   z.object({
     input: jsonObject,
@@ -63,7 +63,7 @@ export const validationIssueView = apiComponent(
   'One finding about a skill package',
 );
 
-export const storedToolView = apiComponent(
+const storedToolView = apiComponent(
   'SkillTool',
   z.object({
     name: z.string(),
@@ -86,7 +86,7 @@ export const storedToolView = apiComponent(
   'One tool of an Agent Skills package: the contract an execution of it runs under',
 );
 
-export const agentSkillView = apiComponent(
+const agentSkillView = apiComponent(
   'AgentSkillFrontmatter',
   z.object({
     name: z.string().describe('The Agent Skills (kebab-case) name'),
@@ -153,9 +153,9 @@ export const skillVersionView = apiComponent(
   'One version of a skill: every definition field, the JSON Schemas, status, content hash and validation report',
 );
 
-export const versionSummaryView = apiComponent('SkillVersionSummary', z.object({ version: z.string(), status: skillStatus }));
+const versionSummaryView = apiComponent('SkillVersionSummary', z.object({ version: z.string(), status: skillStatus }));
 
-export const requiredToolStatusView = apiComponent(
+const requiredToolStatusView = apiComponent(
   'RequiredToolStatus',
   z.object({
     tool_id: z.string(),
@@ -176,7 +176,7 @@ export const skillView = apiComponent(
   'A skill by its current version (highest ACTIVE/DEPRECATED, else highest live, else highest), with every version',
 );
 
-export const skillListItemView = apiComponent(
+const skillListItemView = apiComponent(
   'SkillListItem',
   z.object({
     name: z.string(),
@@ -199,7 +199,7 @@ export const skillListView = apiComponent('SkillList', z.object({ items: z.array
 
 export const skillVersionListView = apiComponent('SkillVersionList', z.object({ items: z.array(skillVersionView) }));
 
-export const lifecycleEventView = apiComponent(
+const lifecycleEventView = apiComponent(
   'LifecycleEvent',
   z.object({
     version: z.string(),

@@ -35,7 +35,7 @@ const ROOT_ONLY = new Set(['$schema', '$id']);
 const FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
 
-export const OPENAI_STRICT_LIMITS = { maxDepth: 10, maxProperties: 5000, maxEnumValues: 1000 } as const;
+const OPENAI_STRICT_LIMITS = { maxDepth: 10, maxProperties: 5000, maxEnumValues: 1000 } as const;
 
 /** Why `schema` cannot be used with `strict: true` (empty when it can). */
 export function openAiStrictViolations(schema: Record<string, unknown>): string[] {

@@ -20,14 +20,14 @@ export interface AnthropicTool {
 }
 
 /** `_meta` key under which MCP tools carry the registry's facts about the skill. */
-export const SKILL_META_KEY = 'skill-registry/skill';
+const SKILL_META_KEY = 'skill-registry/skill';
 
 /**
  * What an agent reads about a skill: its description, and for a DEPRECATED version why, what to use
  * instead and when it stops working — agents choose tools by their descriptions, so the notice
  * belongs there.
  */
-export function agentDescription(version: SkillVersionRecord): string {
+function agentDescription(version: SkillVersionRecord): string {
   if (version.status !== 'DEPRECATED') return version.description;
   const notice = [`DEPRECATED: ${version.deprecationReason ?? 'no reason given'}`];
   if (version.deprecationSuccessor) notice.push(`use '${version.deprecationSuccessor}' instead`);

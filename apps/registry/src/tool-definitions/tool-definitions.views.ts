@@ -4,7 +4,7 @@ import { jsonObject, jsonSchemaDocument } from '../openapi/wire-types.js';
 
 /** The wire view of GET /v1/tool-definitions (ListToolDefinitions returns exactly this). */
 
-export const mcpToolView = apiComponent(
+const mcpToolView = apiComponent(
   'McpTool',
   z.object({
     name: z.string(),
@@ -17,7 +17,7 @@ export const mcpToolView = apiComponent(
   'An MCP `Tool`, as tools/list on /mcp shows it',
 );
 
-export const openAiToolView = apiComponent(
+const openAiToolView = apiComponent(
   'OpenAiFunctionTool',
   z.object({
     type: z.literal('function'),
@@ -26,7 +26,7 @@ export const openAiToolView = apiComponent(
   'An OpenAI Chat Completions function tool',
 );
 
-export const anthropicToolView = apiComponent(
+const anthropicToolView = apiComponent(
   'AnthropicTool',
   z.object({ name: z.string(), description: z.string(), input_schema: jsonSchemaDocument }),
   'An Anthropic Messages API (client) tool',
@@ -47,5 +47,3 @@ export const toolDefinitionsView = apiComponent(
   ]),
   'ACTIVE and DEPRECATED skills as tool definitions of one agent framework',
 );
-
-export type ToolDefinitionsView = z.input<typeof toolDefinitionsView>;

@@ -7,7 +7,7 @@ import { ApiJson, ApiQueryParams } from '../openapi/api-decorators.js';
 import { type ToolListView, toolListView } from './tools.views.js';
 
 /** Query of GET /v1/tools. */
-export const toolsQuery = z.object({ capability: z.string().min(1).max(100).optional() }).strict();
+const toolsQuery = z.object({ capability: z.string().min(1).max(100).optional() }).strict();
 
 @ApiTags('tools')
 @Controller('v1/tools')

@@ -4,7 +4,7 @@ import { isoDateTime, jsonSchemaDocument } from '../openapi/wire-types.js';
 
 /** The wire view of GET /v1/tools (tools.controller.ts returns exactly this). */
 
-export const adapterToolView = apiComponent(
+const adapterToolView = apiComponent(
   'AdapterTool',
   z.object({
     tool_id: z.string().describe('`<adapter>.<tool>`'),
@@ -22,7 +22,7 @@ export const adapterToolView = apiComponent(
   'A tool of a configured adapter',
 );
 
-export const adapterStatusView = apiComponent(
+const adapterStatusView = apiComponent(
   'AdapterStatus',
   z.object({
     adapter: z.string(),

@@ -75,7 +75,7 @@ export const constraintsView = apiComponent(
 
 const contentReadView = z.object({ work_product_id: z.string(), revision: z.number().int(), at: isoDateTime });
 
-export const constraintsReadView = apiComponent(
+const constraintsReadView = apiComponent(
   'TwinConstraintsRead',
   z.object({
     work_product_id: z.string(),
