@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ExecutionsRepository, type ExecutionError, type ExecutionRecord } from '#executions/index.js';
-import { createPrismaClient, type PrismaClient } from '#database/index.js';
+import { createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -21,7 +21,7 @@ describe('takeover of lost attempts (guarded by attempt and heartbeat)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('takeover');
-    prisma = createPrismaClient(db.url, 2);
+    prisma = createPrismaClient(createPgPool(db.url, 2));
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
     const skills = new SkillsRepository(prisma, loadConfig({ DATABASE_URL: db.url }));
     const created = await skills.createVersion(

@@ -7,7 +7,7 @@ import {
   type ExecutionRecord,
   type NewExecution,
 } from '#executions/index.js';
-import { PgListener, createPrismaClient, type PrismaClient } from '#database/index.js';
+import { PgListener, createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -28,7 +28,7 @@ describe('batched execution writes (group commit)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('batched_writes');
-    prisma = createPrismaClient(db.url, 2);
+    prisma = createPrismaClient(createPgPool(db.url, 2));
     pool = new pg.Pool({ connectionString: db.url, max: 8 });
     const skills = new SkillsRepository(prisma, loadConfig({ DATABASE_URL: db.url }));
     const created = await skills.createVersion(

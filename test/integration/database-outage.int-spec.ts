@@ -40,7 +40,7 @@ describe('database connections when Postgres goes away', () => {
     const pool = createPgPool(db.url, 2);
     const closedPort = await freePort();
     const nowhere = createPgPool(`postgresql://postgres@127.0.0.1:${closedPort}/none`, 1);
-    const prisma = createPrismaClient(`postgresql://postgres@127.0.0.1:${closedPort}/none`, 1);
+    const prisma = createPrismaClient(createPgPool(`postgresql://postgres@127.0.0.1:${closedPort}/none`, 1));
     try {
       const running = pool.query('SELECT pg_sleep(5)').catch((error: unknown) => error);
       await eventually(

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { EXECUTION_FINISHED_CHANNEL, ExecutionsRepository, FINISHED_PAYLOAD_MAX_BYTES, decodeFinished } from '#executions/index.js';
-import { PgListener, createPrismaClient, type PrismaClient } from '#database/index.js';
+import { PgListener, createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import type { NewSkillVersion } from '../../apps/registry/src/catalog/skill-records.js';
 import { loadConfig } from '../../apps/registry/src/config/app-config.js';
@@ -51,7 +51,7 @@ describe('repositories against the real Postgres', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('repositories');
-    prisma = createPrismaClient(db.url, 4);
+    prisma = createPrismaClient(createPgPool(db.url, 4));
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
     skills = new SkillsRepository(prisma, loadConfig({ DATABASE_URL: db.url }));
     executions = new ExecutionsRepository(pool);

@@ -1,20 +1,27 @@
 import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { createPrismaClient, PrismaClient } from '#database/index.js';
+import type pg from 'pg';
+import { createPgPool, createPrismaClient, PrismaClient } from '#database/index.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { PRISMA } from './catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import { DATABASE_POOL } from './config/database-pool.js';
 import { ProblemDetailsFilter } from './problem/problem-details.filter.js';
 
-class PrismaShutdown implements OnApplicationShutdown {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+/** Closes the process's pool once (Prisma's disconnect ends it; the second end is then a no-op). */
+class DatabaseShutdown implements OnApplicationShutdown {
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(DATABASE_POOL) private readonly pool: pg.Pool,
+  ) {}
   async onApplicationShutdown(): Promise<void> {
-    await this.prisma.$disconnect();
+    await this.prisma.$disconnect().catch(() => undefined);
+    if (!this.pool.ended) await this.pool.end().catch(() => undefined);
   }
 }
 
-/** Configuration, the database client, authentication and the REST error mapping, for every module. */
+/** Configuration, the database pool and client, authentication and the REST error mapping, for every module. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -24,20 +31,28 @@ export class CoreModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         {
-          provide: PRISMA,
+          provide: DATABASE_POOL,
           useFactory: () => {
             const logger = new Logger('Database');
-            return createPrismaClient(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (error) =>
-              logger.warn(`catalog connection lost: ${error.message}`),
+            return createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (error) =>
+              logger.warn(`connection lost: ${error.message}`),
             );
           },
         },
-        PrismaShutdown,
+        {
+          provide: PRISMA,
+          useFactory: (pool: pg.Pool) => {
+            const logger = new Logger('Database');
+            return createPrismaClient(pool, (error) => logger.warn(`catalog connection lost: ${error.message}`));
+          },
+          inject: [DATABASE_POOL],
+        },
+        DatabaseShutdown,
         TokenAuthenticator,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
-      exports: [APP_CONFIG, PRISMA, TokenAuthenticator],
+      exports: [APP_CONFIG, DATABASE_POOL, PRISMA, TokenAuthenticator],
     };
   }
 }

@@ -24,6 +24,8 @@ export interface ExecutionConnectionSettings {
   batching?: ExecutionWriteBatching;
   /** Told when an idle Postgres connection is lost (a restart); the pool connects again on the next query. */
   onPoolError?: (error: Error) => void;
+  /** The process's own pool, when it has one (the registry's, shared by its stores): used, and left open on close. */
+  pool?: pg.Pool;
 }
 
 /**
@@ -33,6 +35,7 @@ export interface ExecutionConnectionSettings {
  */
 export class ExecutionConnections {
   private constructor(
+    private readonly ownsPool: boolean,
     readonly pool: pg.Pool,
     readonly redis: Redis,
     readonly executions: ExecutionsRepository,
@@ -41,12 +44,13 @@ export class ExecutionConnections {
   ) {}
 
   static open(settings: ExecutionConnectionSettings): ExecutionConnections {
-    const pool = createPgPool(settings.databaseUrl, settings.poolSize, settings.onPoolError);
+    const pool = settings.pool ?? createPgPool(settings.databaseUrl, settings.poolSize, settings.onPoolError);
     // Connection errors are expected while Redis is away; the commands that fail report them where they are used.
     const redis = new Redis(settings.redisUrl, settings.redis);
     redis.on('error', () => undefined);
     const executions = new ExecutionsRepository(pool);
     return new ExecutionConnections(
+      settings.pool === undefined,
       pool,
       redis,
       executions,
@@ -55,10 +59,10 @@ export class ExecutionConnections {
     );
   }
 
-  /** Ends both connections (after everything using them has stopped). */
+  /** Ends the connections it opened (after everything using them has stopped); a pool it was given stays open. */
   async close(): Promise<void> {
     this.redis.disconnect();
-    await this.pool.end().catch(() => undefined);
+    if (this.ownsPool) await this.pool.end().catch(() => undefined);
   }
 }
 

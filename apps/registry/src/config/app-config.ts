@@ -97,7 +97,7 @@ const configSchema = z
     /** Tool adapters (`adapter=url`, comma-separated), so GET /v1/tools and skill views show availability. */
     TOOL_ADAPTERS: checkedList(parseToolAdapters),
     TOOLS_DISABLED: checkedList(parseDisabledTools),
-    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
     /** Host names the HTTP API answers to (DNS-rebinding protection); `*` for any. Default: see HostGuard. */
     ALLOWED_HOSTS: z
       .string()

@@ -10,7 +10,9 @@ import {
 } from '#executions/index.js';
 import { ExecutionConnections, executionConnectionParts } from '#executions/execution-connections.js';
 import { PgListener } from '#database/index.js';
+import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DATABASE_POOL } from '../config/database-pool.js';
 
 export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
 
@@ -23,9 +25,10 @@ export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
 export const executionInfrastructure: Provider[] = [
   {
     provide: ExecutionConnections,
-    useFactory: (config: AppConfig) => {
+    useFactory: (config: AppConfig, pool: pg.Pool) => {
       const logger = new Logger('Database');
       return ExecutionConnections.open({
+        pool,
         databaseUrl: config.DATABASE_URL,
         poolSize: config.DATABASE_POOL_SIZE,
         redisUrl: config.REDIS_URL,
@@ -34,7 +37,7 @@ export const executionInfrastructure: Provider[] = [
         onPoolError: (error) => logger.warn(`executions connection lost: ${error.message}`),
       });
     },
-    inject: [APP_CONFIG],
+    inject: [APP_CONFIG, DATABASE_POOL],
   },
   ...executionConnectionParts(),
   { provide: EXECUTIONS_REDIS, useFactory: (connections: ExecutionConnections) => connections.redis, inject: [ExecutionConnections] },
