@@ -133,23 +133,20 @@ export class SandboxPool {
       options.twin
         ? options.twin(op as TwinOp, args, callSignal).catch((error: Error) => twinUnavailable(error.message))
         : Promise.resolve(twinUnavailable('this executor serves no digital twin'));
-    const log = (level: string, message: string, fields: Record<string, unknown>) => options.onLog?.(level, message, fields);
-    // With a gate, every call waits on it (one promise, so log lines keep their order among themselves).
+    // With a gate, every call waits on it (one promise, so log lines keep their order among themselves);
+    // without one, log lines are handed on synchronously, as they arrive.
     const gate = options.beforeChannel;
+    const afterGate = <T>(serve: () => T | Promise<T>): Promise<T> => (gate ? gate().then(serve) : Promise.resolve(serve()));
     const outcome = await process.run(request, {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       cancelGraceMs: this.options.cancelGraceMs,
-      onLog: gate
-        ? (level, message, fields) =>
-            void gate().then(
-              () => log(level, message, fields),
-              () => undefined,
-            )
-        : log,
-      onToolCall: (op, args) =>
-        gate ? gate().then(() => callTool(options, declared, callSignal, op, args)) : callTool(options, declared, callSignal, op, args),
-      onTwinCall: (op, args) => (gate ? gate().then(() => serveTwin(op, args)) : serveTwin(op, args)),
+      onLog: (level, message, fields) => {
+        if (!gate) return options.onLog?.(level, message, fields);
+        void afterGate(() => options.onLog?.(level, message, fields)).catch(() => undefined);
+      },
+      onToolCall: (op, args) => afterGate(() => callTool(options, declared, callSignal, op, args)),
+      onTwinCall: (op, args) => afterGate(() => serveTwin(op, args)),
     });
     calls.abort();
     this.release(process, outcome.ok);

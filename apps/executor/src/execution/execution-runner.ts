@@ -193,7 +193,7 @@ export class ExecutionRunner {
     // What this execution runs under (the version's own contract, or its tool's): the one rule, read once.
     const contract = runContractOf(version, execution.tool);
     const outcome = contract
-      ? await this.handler.run(execution, version, contract, start, signal, traceParent)
+      ? await this.handler.run({ execution, version, contract, start, signal, traceParent })
       : noSuchTool(version, execution.tool);
     if (outcome.ok && start.untouched) {
       // Done before its start was ever needed: start and end in one statement.

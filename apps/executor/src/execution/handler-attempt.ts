@@ -13,6 +13,18 @@ import { ExecutionEventPublisher } from './execution-event-publisher.js';
 
 export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
 
+/** One attempt as the runner hands it over: the execution, its version and contract, and how it is held. */
+export interface AttemptRun {
+  execution: ExecutionRecord;
+  version: ExecutableVersion;
+  /** What it runs under (the version's own contract, or its tool's). */
+  contract: RunContract;
+  start: AttemptStart;
+  signal: AbortSignal;
+  /** The W3C traceparent of the attempt's span, for the tool calls. */
+  traceParent: string | null;
+}
+
 /**
  * What one attempt runs, once its execution is held: the hooks around it, the required tools, the
  * handler itself (the one point where the package formats differ) and the check of its output against
@@ -35,14 +47,8 @@ export class HandlerAttempt {
   ) {}
 
   /** Preconditions, hooks, the handler (a script tool or a sandboxed TypeScript handler), output checks. */
-  async run(
-    execution: ExecutionRecord,
-    version: ExecutableVersion,
-    contract: RunContract,
-    start: AttemptStart,
-    signal: AbortSignal,
-    traceParent: string | null,
-  ): Promise<HandlerOutcome> {
+  async run(attempt: AttemptRun): Promise<HandlerOutcome> {
+    const { execution, version, contract, signal } = attempt;
     try {
       await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
       const missing = await missingTools(this.bridge, version.toolsRequired);
@@ -58,9 +64,7 @@ export class HandlerAttempt {
       }
       // The one point where the formats differ: what runs as the handler.
       const outcome =
-        version.format === 'agent-skills'
-          ? await this.scripts.run(execution, version, contract, signal)
-          : await this.runHandler(execution, version, contract, start, signal, traceParent);
+        version.format === 'agent-skills' ? await this.scripts.run(execution, version, contract, signal) : await this.runHandler(attempt);
       if (!outcome.ok) return outcome;
       // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
       // Keyed by tool too: the tools of one Agent Skills package share its content hash.
@@ -88,14 +92,7 @@ export class HandlerAttempt {
   }
 
   /** A TypeScript skill's handler, in a sandbox process of its package. */
-  private async runHandler(
-    execution: ExecutionRecord,
-    version: ExecutableVersion,
-    contract: RunContract,
-    start: AttemptStart,
-    signal: AbortSignal,
-    traceParent: string | null,
-  ): Promise<HandlerOutcome> {
+  private async runHandler({ execution, version, contract, start, signal, traceParent }: AttemptRun): Promise<HandlerOutcome> {
     // The bridge library's per-execution view reports every tool call; here they become execution events.
     const bridge = new ExecutionBridgeView(
       this.bridge,
