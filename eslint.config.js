@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import { featureFolders } from './scripts/eslint-feature-folders.mjs';
 import { sourceAliases } from './scripts/source-aliases.mjs';
 
 /** The apps (apps/<name>): each stands on libs only. */
@@ -49,10 +50,11 @@ export default tseslint.config(
   },
   {
     // The walls between the parts of the house (style.md): libs never import apps, no app imports another
-    // (registry, executor, CLI and adapters stand on libs), and there are no import cycles.
+    // (registry, executor, CLI and adapters stand on libs), there are no import cycles, and no two folders of
+    // one src/ import each other (scripts/eslint-feature-folders.mjs).
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
     ignores: ['**/*.spec.ts'],
-    plugins: { 'import-x': importX },
+    plugins: { 'import-x': importX, 'feature-folders': featureFolders },
     settings: {
       'import-x/resolver-next': [
         createTypeScriptImportResolver({
@@ -81,6 +83,7 @@ export default tseslint.config(
         },
       ],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'feature-folders/no-mutual-folders': 'error',
     },
   },
   {
@@ -95,7 +98,7 @@ export default tseslint.config(
       'apps/executor/src/health/infrastructure-readiness.ts',
       'apps/registry/src/executions/execution-infrastructure.ts',
       'apps/registry/src/executions/execution-stream.ts',
-      'apps/registry/src/lifecycle/lifecycle-events.publisher.ts',
+      'apps/registry/src/versions/lifecycle-events.publisher.ts',
     ],
     rules: {
       'no-restricted-imports': [

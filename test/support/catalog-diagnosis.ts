@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { PrismaClient } from '#database/index.js';
 import { SkillCatalog } from '../../apps/registry/src/catalog/skill-catalog.js';
 import { PRISMA } from '../../apps/registry/src/catalog/skills.repository.js';
-import { DiscoveryService } from '../../apps/registry/src/discovery/discovery.service.js';
+import { DiscoveryService } from '../../apps/registry/src/versions/discovery.service.js';
 
 /**
  * What a failing catalog-dependent step needs to be understood without a rerun (issue 30 showed only

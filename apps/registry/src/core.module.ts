@@ -2,6 +2,8 @@ import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationS
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import type pg from 'pg';
 import { createPgPool, createPrismaClient, PrismaClient } from '#database/index.js';
+import { PackageStore } from '#package-store/index.js';
+import { TwinStore, twinLimitsOf } from '#twin/index.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { PRISMA } from './catalog/skills.repository.js';
@@ -21,7 +23,10 @@ class DatabaseShutdown implements OnApplicationShutdown {
   }
 }
 
-/** Configuration, the database pool and client, authentication and the REST error mapping, for every module. */
+/**
+ * Configuration, the process's one database pool with what stands on it (the catalog's Prisma client, the
+ * package store, the twin store), authentication and the REST error mapping, for every module.
+ */
 @Global()
 @Module({})
 export class CoreModule {
@@ -47,12 +52,14 @@ export class CoreModule {
           },
           inject: [DATABASE_POOL],
         },
+        { provide: PackageStore, useFactory: (pool: pg.Pool) => new PackageStore(pool), inject: [DATABASE_POOL] },
+        { provide: TwinStore, useFactory: (pool: pg.Pool) => new TwinStore(pool, twinLimitsOf(config)), inject: [DATABASE_POOL] },
         DatabaseShutdown,
         TokenAuthenticator,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
-      exports: [APP_CONFIG, DATABASE_POOL, PRISMA, TokenAuthenticator],
+      exports: [APP_CONFIG, DATABASE_POOL, PRISMA, PackageStore, TwinStore, TokenAuthenticator],
     };
   }
 }

@@ -7,8 +7,9 @@ import { applyMigrations, ensureDatabase, migrationsDir } from '#database/index.
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { SkillCatalog } from './catalog/skill-catalog.js';
 import { type AppConfig, grpcPortOf } from './config/app-config.js';
-import { SkillWatcher } from './discovery/skill-watcher.js';
-import { DiscoveryService } from './discovery/discovery.service.js';
+import { AdoptLegacyPackages } from './versions/adopt-legacy-packages.js';
+import { DiscoveryService } from './versions/discovery.service.js';
+import { SkillWatcher } from './versions/skill-watcher.js';
 import { GrpcEndpoint } from './grpc/grpc-endpoint.js';
 import { RegistryGrpcServer, maxRequestBytes } from './grpc/registry-grpc-server.js';
 import { connectionOptions } from './http-edge/connection-limits.js';
@@ -107,6 +108,7 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
 
   await app.init();
   await app.get(SkillCatalog).start();
+  await app.get(AdoptLegacyPackages).run();
   await app.get(DiscoveryService).discover();
   await app.get(SkillWatcher).start();
   // gRPC serves once the catalog is loaded, as REST does (its caller listens after this returns).

@@ -6,12 +6,10 @@ import { CoreModule } from './core.module.js';
 import { CompatibilityModule } from './compatibility/compatibility.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { DependenciesModule } from './dependencies/dependencies.module.js';
-import { DiscoveryModule } from './discovery/discovery.module.js';
 import { PackagesModule } from './packages/packages.module.js';
 import { ExecutionsModule } from './executions/executions.module.js';
 import { GrpcModule } from './grpc/grpc.module.js';
 import { HealthModule } from './health/health.module.js';
-import { AdminModule } from './lifecycle/admin.module.js';
 import { BaselineController } from './bench/baseline.controller.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { SearchModule } from './search/search.module.js';
@@ -19,6 +17,7 @@ import { SkillsModule } from './skills/skills.module.js';
 import { ToolsModule } from './tools/tools.module.js';
 import { ToolDefinitionsModule } from './tool-definitions/tool-definitions.module.js';
 import { TwinModule } from './twin/twin.module.js';
+import { VersionsModule } from './versions/versions.module.js';
 
 @Module({})
 export class RegistryModule {
@@ -36,13 +35,12 @@ export class RegistryModule {
         CoreModule.forRoot(config),
         CatalogModule,
         MetricsModule,
-        DiscoveryModule,
+        VersionsModule,
         PackagesModule,
         SkillsModule,
         DependenciesModule,
         CompatibilityModule,
         SearchModule,
-        AdminModule,
         ExecutionsModule,
         HealthModule,
         GrpcModule,

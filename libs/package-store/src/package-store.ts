@@ -61,6 +61,13 @@ export class PackageStore {
     return { contentHash, manifest };
   }
 
+  /** Those of `contentHashes` that name a stored package. */
+  async stored(contentHashes: string[]): Promise<Set<string>> {
+    if (contentHashes.length === 0) return new Set();
+    const result = await this.pool.query(`SELECT content_hash FROM packages WHERE content_hash = ANY($1::text[])`, [contentHashes]);
+    return new Set(result.rows.map((row) => row.content_hash as string));
+  }
+
   /** The manifest of a stored package, or null when no package has that hash. */
   async manifest(contentHash: string): Promise<ManifestEntry[] | null> {
     const result = await this.pool.query(`SELECT manifest FROM packages WHERE content_hash = $1`, [contentHash]);

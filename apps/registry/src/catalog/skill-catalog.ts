@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { decodeCursor, encodeCursor, type SkillStatusName } from '#contracts/index.js';
 import { type SkillRecord, type SkillVersionRecord, compareVersionKeys, currentVersion } from './skill-records.js';
-import { pendingDependencies } from '../dependencies/dependency-rules.js';
+import { pendingDependencies } from './dependency-rules.js';
 import { SkillsRepository } from './skills.repository.js';
 import { ChangeClock, keepNewer } from './catalog-freshness.js';
 

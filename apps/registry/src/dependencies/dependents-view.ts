@@ -1,7 +1,7 @@
 import semver from 'semver';
 import type { SkillCatalog } from '../catalog/skill-catalog.js';
 import { SkillNotFound } from '../problem/domain-errors.js';
-import { dependentsOf } from './dependency-rules.js';
+import { dependentsOf } from '../catalog/dependency-rules.js';
 
 /**
  * `GET /v1/skills/{name}/dependents` (and beside the usage report): every non-archived version of

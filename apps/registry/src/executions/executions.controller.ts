@@ -14,7 +14,7 @@ import { ExecutionStream } from './execution-stream.js';
 import { traceContextOf } from '../tracing/request-tracing.js';
 import { ApiContent, ApiJson, ApiProblems, ApiQueryParams, DEPRECATION_HEADERS } from '../openapi/api-decorators.js';
 import { componentRef, inlineSchema } from '../openapi/openapi-components.js';
-import { executeRequestExamples, finishedExecutionExamples, queuedExecutionExamples } from '../openapi/catalog-examples.js';
+import { executeRequestExamples, finishedExecutionExamples, queuedExecutionExamples } from './execution-examples.js';
 import {
   type ExecutionListView,
   type ExecutionView,

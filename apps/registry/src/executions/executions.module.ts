@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
-import { TwinStoreModule } from '../twin/twin-store.module.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionShutdown, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
@@ -9,7 +8,7 @@ import { ExecutionStream } from './execution-stream.js';
 import { ExecutionsController } from './executions.controller.js';
 
 @Module({
-  imports: [CatalogModule, TwinStoreModule],
+  imports: [CatalogModule],
   controllers: [ExecutionsController],
   providers: [
     ...executionInfrastructure,

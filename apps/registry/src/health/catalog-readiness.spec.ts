@@ -1,6 +1,6 @@
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
-import type { DiscoveryReport } from '../discovery/discovery.service.js';
-import type { PackageReport } from '../discovery/register-skill.js';
+import type { DiscoveryReport } from '../versions/discovery.service.js';
+import type { PackageReport } from '../versions/register-skill.js';
 import { catalogReadiness } from './catalog-readiness.js';
 
 function entry(name: string, version: string, outcome: PackageReport['outcome'], extra: Partial<PackageReport> = {}): PackageReport {

@@ -1,11 +1,11 @@
-import type { DiscoveryReport } from '../discovery/discovery.service.js';
+import type { DiscoveryReport } from '../versions/discovery.service.js';
 import {
   type CatalogLookup,
   missingFromCatalog,
   packageLabel,
   refusedPackages,
   storedEntries,
-} from '../discovery/report-against-catalog.js';
+} from '../versions/report-against-catalog.js';
 
 /**
  * What /readyz's `catalog` check found: counts when up, each problem when down. Counts only when up:

@@ -3,7 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../auth/auth.guard.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { DiscoveryService } from '../discovery/discovery.service.js';
+import { DiscoveryService } from '../versions/discovery.service.js';
 import { catalogReadiness } from './catalog-readiness.js';
 import { DatabaseReadiness } from './database-readiness.js';
 import { RegistryHealthReport } from './registry-health.js';

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { CatalogModule } from '../catalog/catalog.module.js';
-import { DiscoveryModule } from '../discovery/discovery.module.js';
+import { VersionsModule } from '../versions/versions.module.js';
 import { HealthController } from './health.controller.js';
 import { RegistryHealthReport } from './registry-health.js';
 import { DatabaseReadiness } from './database-readiness.js';
 
 @Module({
-  imports: [TerminusModule, CatalogModule, DiscoveryModule],
+  imports: [TerminusModule, CatalogModule, VersionsModule],
   controllers: [HealthController],
   providers: [RegistryHealthReport, DatabaseReadiness],
 })

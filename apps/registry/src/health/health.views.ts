@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiComponent } from '../openapi/openapi-components.js';
-import { packageRefusal } from '../lifecycle/admin.views.js';
+import { packageRefusal } from '../versions/admin.views.js';
 import { validationIssueView } from '../skills/skill.views.js';
 
 /** The wire views of the probes and GET /v1/health (health.controller.ts and registry-health.ts return exactly these). */

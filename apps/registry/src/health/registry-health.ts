@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { SKILL_STATUSES } from '#contracts/index.js';
 import type { ValidationIssue } from '#skill-loader/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { DiscoveryService } from '../discovery/discovery.service.js';
-import { refusedPackages } from '../discovery/report-against-catalog.js';
+import { DiscoveryService } from '../versions/discovery.service.js';
+import { refusedPackages } from '../versions/report-against-catalog.js';
 
 /** The admin's overview of the catalog, computed from the in-process read model and the last discovery's report. */
 @Injectable()

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Unauthenticated, type TokenAuthenticator } from '../auth/token-authenticator.js';
 import type { SearchReads } from '../search/search-reads.js';
 import type { SkillReads } from '../skills/skill-reads.js';
-import { type JsonRead, jsonRead } from './conditional-get.js';
+import { type JsonRead, jsonRead } from '../skills/conditional-get.js';
 import { HostGuard } from './host-guard.js';
 import { type ReadFastPath, installReadFastPath } from './read-fast-path.js';
 

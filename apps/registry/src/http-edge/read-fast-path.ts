@@ -9,7 +9,7 @@ import { parseSearchSkillsQuery } from '../search/search.dto.js';
 import type { SkillReads } from '../skills/skill-reads.js';
 import { parseListSkillsQuery } from '../skills/skills.dto.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
-import { type JsonRead, sendJsonRead, writeJsonRead } from './conditional-get.js';
+import { type JsonRead, sendJsonRead, writeJsonRead } from '../skills/conditional-get.js';
 import type { HostGuard } from './host-guard.js';
 import { checkParameters } from './http-edge.js';
 

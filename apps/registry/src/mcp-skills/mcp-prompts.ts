@@ -3,7 +3,7 @@ import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ListPrompt
 import { LRUCache } from 'lru-cache';
 import { splitSkillMarkdown } from '#agent-skills/index.js';
 import { isExecutable } from '#contracts/index.js';
-import { mcpPage } from '../mcp/mcp-paging.js';
+import { mcpPage } from '../mcp-protocol/mcp-paging.js';
 import { PackageStore } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
-import { PackageStoreModule } from '../packages/package-store.module.js';
 import { RegistrySkillSource } from './registry-skill-source.js';
 import { McpPrompts } from './mcp-prompts.js';
 
 /** The MCP Skills extension (SEP-2640): the catalog's packages as skills and skill:// resources. */
 @Module({
-  imports: [CatalogModule, PackageStoreModule],
+  imports: [CatalogModule],
   providers: [RegistrySkillSource, McpPrompts],
   exports: [RegistrySkillSource, McpPrompts],
 })

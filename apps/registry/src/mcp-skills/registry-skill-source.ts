@@ -4,7 +4,7 @@ import { type Skill, SkillCatalogError, type SkillReadResult, type SkillSource, 
 import { LRUCache } from 'lru-cache';
 import { isAgentSkillsName, toAgentSkillsName } from '#agent-skills/index.js';
 import { isExecutable } from '#contracts/index.js';
-import { mcpPage } from '../mcp/mcp-paging.js';
+import { mcpPage } from '../mcp-protocol/mcp-paging.js';
 import { type ManifestEntry, PackageStore, isTextMediaType, mediaTypeOf } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';

@@ -5,7 +5,7 @@ import { CancelExecution } from '../executions/cancel-execution.js';
 import { ExecuteSkill } from '../executions/execute-skill.js';
 import { ExecutionStream } from '../executions/execution-stream.js';
 import type { ExposedSkill } from '../tool-definitions/exposed-skills.js';
-import type { McpConnection } from './mcp-connection.js';
+import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
 import { domainErrorResult, executionResult } from './mcp-tool-results.js';
 import { extractTraceContext } from '#observability/index.js';
 

@@ -8,7 +8,7 @@ import { SkillSearchIndex } from '../search/skill-search-index.js';
 import { SkillQueries } from '../skills/skill-queries.js';
 import { presentSkill } from '../skills/skill.presenter.js';
 import { matches } from '../tool-definitions/exposed-skills.js';
-import type { McpConnection } from './mcp-connection.js';
+import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
 import { invalidArguments, structuredResult } from './mcp-tool-results.js';
 
 /**

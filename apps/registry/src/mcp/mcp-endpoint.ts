@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
-import type { McpConnection } from './mcp-connection.js';
+import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
 import { McpServerFactory } from './mcp-server-factory.js';
 import { McpSessions, sendJsonRpcError } from './mcp-sessions.js';
 import { malformedParams } from './mcp-request-check.js';

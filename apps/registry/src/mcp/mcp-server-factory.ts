@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { CallSkillTool } from './call-skill-tool.js';
 import { DISCOVERY_TOOL_NAMES, DiscoveryTools } from './discovery-tools.js';
-import type { McpConnection } from './mcp-connection.js';
+import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
 import { domainErrorResult } from './mcp-tool-results.js';
 import { McpToolList } from './mcp-tool-list.js';
 import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';

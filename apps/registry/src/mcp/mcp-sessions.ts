@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
-import type { McpConnection } from './mcp-connection.js';
+import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
 import { McpServerFactory } from './mcp-server-factory.js';
 import { McpToolList } from './mcp-tool-list.js';
 import { SessionTransport } from './session-transport.js';

@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import { encodeCursor } from '#contracts/index.js';
-import { decodeMcpCursor } from './mcp-paging.js';
+import { decodeMcpCursor } from '../mcp-protocol/mcp-paging.js';
 import { ExposedSkills, type ExposedSkill, type ToolFilter, filterKey } from '../tool-definitions/exposed-skills.js';
 import { toMcpTool } from '../tool-definitions/tool-definition-formats.js';
 import { DISCOVERY_TOOLS, DISCOVERY_TOOL_NAMES } from './discovery-tools.js';

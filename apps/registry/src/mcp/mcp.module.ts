@@ -11,12 +11,11 @@ import { McpEndpoint } from './mcp-endpoint.js';
 import { McpServerFactory } from './mcp-server-factory.js';
 import { McpSessions } from './mcp-sessions.js';
 import { McpToolList } from './mcp-tool-list.js';
-import { TwinStoreModule } from '../twin/twin-store.module.js';
 import { McpTwinResources } from '../twin/mcp-twin-resources.js';
 
 /** The registry as an MCP server: skills as tools over Streamable HTTP at /mcp, on the same use-cases as REST. */
 @Module({
-  imports: [ToolDefinitionsModule, SearchModule, SkillsModule, ExecutionsModule, McpSkillsModule, TwinStoreModule],
+  imports: [ToolDefinitionsModule, SearchModule, SkillsModule, ExecutionsModule, McpSkillsModule],
   controllers: [McpController],
   providers: [McpToolList, DiscoveryTools, CallSkillTool, McpServerFactory, McpSessions, McpEndpoint, McpTwinResources],
 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import type { JsonRead } from '../http-edge/conditional-get.js';
+import type { JsonRead } from '../skills/conditional-get.js';
 import type { SearchSkillsQuery } from './search.dto.js';
 import { presentSearchHit } from './search.presenter.js';
 import { SearchResponseCache } from './search-response-cache.js';

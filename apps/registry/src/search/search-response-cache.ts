@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { type JsonRead, jsonRead } from '../http-edge/conditional-get.js';
+import { type JsonRead, jsonRead } from '../skills/conditional-get.js';
 
 const MAX_CACHED_RESPONSES = 1024;
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendJsonRead } from '../http-edge/conditional-get.js';
+import { sendJsonRead } from '../skills/conditional-get.js';
 import { ApiJson, ApiNotModified, ApiQueryParams } from '../openapi/api-decorators.js';
 import { parseSearchSkillsQuery, searchSkillsQuery } from './search.dto.js';
 import { searchResultsView } from './search.views.js';

@@ -1,5 +1,5 @@
 import type { SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
-import { ifNoneMatchMatches } from '../http-edge/conditional-get.js';
+import { ifNoneMatchMatches } from './conditional-get.js';
 import { SkillJsonCache } from './skill-json-cache.js';
 
 function versionRecord(overrides: Partial<SkillVersionRecord> = {}): SkillVersionRecord {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
 import { currentVersion } from '../catalog/skill-records.js';
-import { type JsonRead, jsonRead, strongEtag } from '../http-edge/conditional-get.js';
+import { type JsonRead, jsonRead, strongEtag } from './conditional-get.js';
 import { deprecationSignals } from './deprecation-headers.js';
 import { presentListItem, presentSkill, presentVersion } from './skill.presenter.js';
 

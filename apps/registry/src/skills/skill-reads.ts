@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import type { JsonRead } from '../http-edge/conditional-get.js';
+import type { JsonRead } from './conditional-get.js';
 import { ToolDirectory } from '../tools/tool-directory.js';
 import type { ListSkillsQuery } from './skills.dto.js';
 import { SkillJsonCache } from './skill-json-cache.js';

@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendJsonRead } from '../http-edge/conditional-get.js';
+import { sendJsonRead } from './conditional-get.js';
 import {
   ApiJson,
   ApiNotModified,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type McpServer, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
 import { isTextMediaType } from '#package-store/index.js';
 import { TwinFailure, TwinStore } from '#twin/index.js';
-import type { McpConnection } from '../mcp/mcp-connection.js';
+import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
 import { twinUri } from './twin.presenter.js';
 
 const LISTED = 100;

@@ -3,8 +3,8 @@ import { allowedTransitions } from '#contracts/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 import { DependentsExist, InvalidTransition, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
-import { strandedDependents } from '../dependencies/dependency-rules.js';
-import { LifecycleService } from './lifecycle.service.js';
+import { strandedDependents } from '../catalog/dependency-rules.js';
+import { VersionRecorder } from './version-recorder.js';
 import type { Principal } from '../auth/principal.js';
 import { assertMayPublish } from '../auth/token-authenticator.js';
 
@@ -26,7 +26,7 @@ export interface DeprecateCommand {
 @Injectable()
 export class DeprecateSkill {
   constructor(
-    private readonly lifecycle: LifecycleService,
+    private readonly versions: VersionRecorder,
     private readonly catalog: SkillCatalog,
   ) {}
 
@@ -73,7 +73,7 @@ export class DeprecateSkill {
     const results: SkillVersionRecord[] = [];
     for (const version of targets) {
       results.push(
-        await this.lifecycle.move({
+        await this.versions.move({
           name: command.name,
           version,
           to: 'DEPRECATED',

@@ -14,7 +14,7 @@ import {
   compatibilityIssues,
   previousVersion,
 } from '../compatibility/version-compatibility.js';
-import { findCycle } from '../dependencies/dependency-rules.js';
+import { findCycle } from '../catalog/dependency-rules.js';
 import { statusOf, versionFromAgentSkill, versionFromPackage } from './version-snapshot.js';
 
 /**

@@ -7,8 +7,8 @@ import { ExecuteSkill } from '../executions/execute-skill.js';
 import { ExampleTwinSeeder } from '../twin/example-twin-seeder.js';
 import { InvalidTransition, PromotionEvidenceMissing, RequestInvalid, SkillNotFound } from '../problem/domain-errors.js';
 import { allowedTransitions } from '#contracts/index.js';
-import { LifecycleService } from './lifecycle.service.js';
-import { inactiveDependencies } from '../dependencies/dependency-rules.js';
+import { VersionRecorder } from './version-recorder.js';
+import { inactiveDependencies } from '../catalog/dependency-rules.js';
 
 export interface PromoteCommand {
   name: string;
@@ -43,7 +43,7 @@ export class PromoteSkill {
   private readonly validator = new JsonSchemaValidator();
 
   constructor(
-    private readonly lifecycle: LifecycleService,
+    private readonly versions: VersionRecorder,
     private readonly catalog: SkillCatalog,
     private readonly executeSkill: ExecuteSkill,
     private readonly exampleTwin: ExampleTwinSeeder,
@@ -60,7 +60,7 @@ export class PromoteSkill {
     }
     const { failures, collected } = await this.collectEvidence(version, command.force ?? false);
     if (failures.length && !command.force) throw new PromotionEvidenceMissing(version.name, version.version, failures, collected);
-    return this.lifecycle.move({
+    return this.versions.move({
       name: command.name,
       version: command.version,
       to: 'ACTIVE',

@@ -2,19 +2,18 @@ import { countIssues } from '#skill-loader/index.js';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { splitSkillMarkdown } from '#agent-skills/index.js';
-import { PackageStore, manifestHash, manifestOf, readPackageArchive, type PackageFile } from '#package-store/index.js';
+import { manifestHash, manifestOf, readPackageArchive, type PackageFile } from '#package-store/index.js';
 import type { Principal } from '../auth/principal.js';
 import { assertMayPublish } from '../auth/token-authenticator.js';
-import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
-import { DiscoveryService } from '../discovery/discovery.service.js';
 import type { VersionCompatibility } from '../compatibility/version-compatibility.js';
-import { PackageIntake } from '../discovery/package-intake.js';
-import { publishedPath } from '../discovery/package-paths.js';
-import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
 import { PackageInvalid, VersionImmutable } from '../problem/domain-errors.js';
+import { DiscoveryService } from './discovery.service.js';
+import { PackageIntake } from './package-intake.js';
+import { publishedPath } from './package-paths.js';
+import { VersionRecorder } from './version-recorder.js';
 
 export type PublishOutcome =
   | { outcome: 'new' | 'unchanged'; version: SkillVersionRecord }
@@ -23,7 +22,7 @@ export type PublishOutcome =
 /**
  * Publishing a package over the API (`POST /v1/packages`): the archive is read within the package
  * limits and validated from its bytes by the same intake as a package found on disk
- * (loadPackageFiles), then stored content-addressed. An invalid package stores nothing.
+ * (loadPackageFiles), then recorded (VersionRecorder.recordVersion). An invalid package stores nothing.
  */
 @Injectable()
 export class PublishPackage {
@@ -31,9 +30,7 @@ export class PublishPackage {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly discovery: DiscoveryService,
     private readonly repository: SkillsRepository,
-    private readonly catalog: SkillCatalog,
-    private readonly events: LifecycleEventsPublisher,
-    private readonly packages: PackageStore,
+    private readonly versions: VersionRecorder,
     private readonly intake: PackageIntake,
   ) {}
 
@@ -54,7 +51,6 @@ export class PublishPackage {
         if (existing.contentHash === contentHash) return { outcome: 'unchanged', version: existing };
         throw new VersionImmutable(existing.name, existing.version, existing.status, existing.contentHash);
       }
-      await this.packages.save(files);
       const creation = {
         from: null,
         to: snapshot.status,
@@ -62,14 +58,12 @@ export class PublishPackage {
         reason: 'published; validation passed',
         evidence: { content_hash: contentHash, errors: 0, warnings: countIssues(issues).warnings },
       };
-      const created = await this.repository.createVersion(snapshot, creation);
+      const created = await this.versions.recordVersion(files, snapshot, creation);
       if (!created) {
         const raced = await this.repository.findVersion(snapshot.name, snapshot.version);
         if (raced?.contentHash === contentHash) return { outcome: 'unchanged', version: raced };
         throw new VersionImmutable(snapshot.name, snapshot.version, raced?.status ?? 'stored', raced?.contentHash ?? null);
       }
-      this.catalog.applyVersion(created);
-      await this.events.publish(created.name, created.version, creation);
       return { outcome: 'new', version: created };
     });
   }

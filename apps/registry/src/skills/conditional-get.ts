@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type DeprecationSignals, deprecationSignalHeaders } from '../skills/deprecation-headers.js';
+import { type DeprecationSignals, deprecationSignalHeaders } from './deprecation-headers.js';
 
 /** A read answered with pre-serialised JSON: the body, its entity tag and the deprecation signals sent with it. */
 export interface JsonRead {

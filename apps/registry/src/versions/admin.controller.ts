@@ -3,7 +3,7 @@ import { ApiBody, ApiOperation, ApiTags, type SchemaObject } from '@nestjs/swagg
 import type { FastifyReply } from 'fastify';
 import { AdminOnly, CurrentPrincipal, PublisherOrAdmin } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
-import { DiscoveryService } from '../discovery/discovery.service.js';
+import { DiscoveryService } from './discovery.service.js';
 import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
 import { presentVersion } from '../skills/skill.presenter.js';
 import { ApiJson, ApiProblems, DEPRECATION_HEADERS } from '../openapi/api-decorators.js';

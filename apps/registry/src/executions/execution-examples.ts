@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '#database/paths.js';
-import type { ExecutionView } from '../executions/execution.views.js';
+import type { ExecutionView } from './execution.views.js';
 
 /**
  * Examples of the document, taken from the declared examples of catalog skills (skills/<domain>/<name>/

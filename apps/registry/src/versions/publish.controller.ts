@@ -9,12 +9,12 @@ import { presentVersion } from '../skills/skill.presenter.js';
 import { PublishPackage } from './publish-package.js';
 import type { ValidationIssue } from '#skill-loader/index.js';
 import { ApiBinaryBody, ApiJson, ApiProblems } from '../openapi/api-decorators.js';
-import { type PublishedPackageView, type ValidatedPackageView, publishOutcomeView, publishedPackageView } from './package.views.js';
+import { type PublishedPackageView, type ValidatedPackageView, publishOutcomeView, publishedPackageView } from './publish.views.js';
 
 @ApiTags('packages')
 @PublisherOrAdmin()
 @Controller('v1/packages')
-export class PackagesController {
+export class PublishController {
   constructor(private readonly publishPackage: PublishPackage) {}
 
   @Post()

@@ -1,15 +1,14 @@
 import { countIssues } from '#skill-loader/index.js';
 import { basename, dirname } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PackageStore, PackageTooLarge, legacyContentHash, manifestHash, manifestOf, readPackageDir } from '#package-store/index.js';
+import { PackageTooLarge, manifestHash, manifestOf, readPackageDir, type PackageFile } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { NewSkillVersion, SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
-import { LifecycleEventsPublisher } from '../lifecycle/lifecycle-events.publisher.js';
-import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
 import { PackageIntake } from './package-intake.js';
+import { VersionRecorder } from './version-recorder.js';
 
 export type PackageOutcome = 'new' | 'updated' | 'unchanged' | 'refused';
 
@@ -31,8 +30,9 @@ export interface PackageReport {
 
 /**
  * Registers one package directory as its version: reads its bytes once, validates them through the
- * one intake, stores them, and creates, updates (a DRAFT), restores (an archived one) or refuses (an
- * immutable version whose content changed) the version. Typed outcome per package, never a throw.
+ * one intake, and creates, updates (a DRAFT), restores (an archived one) or refuses (an immutable
+ * version whose content changed) the version through the VersionRecorder, which stores the bytes.
+ * Typed outcome per package, never a throw.
  */
 @Injectable()
 export class RegisterSkill {
@@ -42,9 +42,7 @@ export class RegisterSkill {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repository: SkillsRepository,
     private readonly catalog: SkillCatalog,
-    private readonly lifecycle: LifecycleService,
-    private readonly events: LifecycleEventsPublisher,
-    private readonly packages: PackageStore,
+    private readonly versions: VersionRecorder,
     private readonly intake: PackageIntake,
   ) {}
 
@@ -58,17 +56,12 @@ export class RegisterSkill {
       const stored = storedByPath.get(packagePath) ?? [];
       const same = stored.find((v) => v.contentHash === contentHash && v.status !== 'ARCHIVED');
       if (same) return reportOf(packagePath, same, 'unchanged', null);
-      const legacyHash = legacyContentHash(files);
-      const legacy = stored.find((v) => v.contentHash === legacyHash && v.status !== 'ARCHIVED');
-      if (legacy) return reportOf(packagePath, await this.adoptLegacy(legacy, files), 'unchanged', null);
 
       // Validated from the bytes just read, as a published archive is: what is checked is what is stored
       // and what executors run, and nothing outside the package's own files resolves.
       const intake = await this.intake.validate(files, [basename(dirname(packagePath)), basename(packagePath)]);
-      await this.packages.save(files);
       const snapshot = { ...intake.snapshot, contentHash, packagePath };
-      let existing = await this.repository.findVersion(snapshot.name, snapshot.version);
-      if (existing && existing.contentHash === legacyHash) existing = await this.adoptLegacy(existing, files);
+      const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       const { errors, warnings } = countIssues(intake.issues);
       const base = { path: packagePath, name: snapshot.name, version: snapshot.version, errors, warnings };
 
@@ -80,11 +73,7 @@ export class RegisterSkill {
           reason: snapshot.status === 'REGISTERED' ? 'discovered; validation passed' : 'discovered; validation failed',
           evidence: { content_hash: snapshot.contentHash, errors, warnings },
         };
-        const created = await this.repository.createVersion(snapshot, creation);
-        if (created) {
-          this.catalog.applyVersion(created);
-          await this.events.publish(created.name, created.version, creation);
-        } else await this.catalog.reload(snapshot.name);
+        const created = await this.versions.recordVersion(files, snapshot, creation);
         if (!created) return { ...base, outcome: 'unchanged', status: null, message: 'registered concurrently by another process' };
         return { ...base, outcome: 'new', status: created.status, message: snapshot.statusReason };
       }
@@ -96,7 +85,7 @@ export class RegisterSkill {
           this.catalog.applyVersion(existing);
           return reportOf(packagePath, existing, 'unchanged', null);
         }
-        const restored = await this.lifecycle.move({
+        const restored = await this.versions.move({
           name: existing.name,
           version: existing.version,
           to: snapshot.status,
@@ -105,6 +94,7 @@ export class RegisterSkill {
           reason: 'package is back on disk',
           evidence: { content_hash: snapshot.contentHash, errors, warnings },
           patch: { content: { packagePath, validation: snapshot.validation }, statusReason: snapshot.statusReason },
+          files,
         });
         return { ...base, outcome: 'updated', status: restored.status, message: 'restored from archive' };
       }
@@ -119,7 +109,7 @@ export class RegisterSkill {
           message: `VERSION_IMMUTABLE: ${existing.status} version ${existing.version} changed on disk; bump the version in definition.json`,
         };
       }
-      const updated = await this.updateDraft(existing, snapshot, actor, errors, warnings);
+      const updated = await this.updateDraft(existing, snapshot, files, actor, errors, warnings);
       return { ...base, outcome: 'updated', status: updated.status, message: snapshot.statusReason };
     } catch (error) {
       const message =
@@ -145,32 +135,18 @@ export class RegisterSkill {
     }
   }
 
-  /**
-   * A version registered before the package store (its hash is the old whole-package digest) whose
-   * package is unchanged on disk: its files are stored and it takes the manifest hash, so executors
-   * can run it from the store. Its status and history stay as they are.
-   */
-  private async adoptLegacy(version: SkillVersionRecord, files: Awaited<ReturnType<typeof readPackageDir>>): Promise<SkillVersionRecord> {
-    const { contentHash } = await this.packages.save(files);
-    const adopted = await this.updateLatest(version, (current) =>
-      current.contentHash === contentHash ? 'done' : { status: current.status, patch: { content: { contentHash } } },
-    );
-    if (adopted && adopted !== version)
-      this.logger.log(`stored the package of ${adopted.name} ${adopted.version} (registered before the package store)`);
-    return adopted ?? version;
-  }
-
   /** A DRAFT (or archived never-published) version whose package changed: new content, maybe REGISTERED. */
   private async updateDraft(
     existing: SkillVersionRecord,
     snapshot: NewSkillVersion,
+    files: PackageFile[],
     actor: string,
     errors: number,
     warnings: number,
   ): Promise<SkillVersionRecord> {
     const { status, statusReason, name: _name, version: _version, versionKey: _key, ...content } = snapshot;
     if (status === 'REGISTERED' || existing.status === 'ARCHIVED') {
-      return this.lifecycle.move({
+      return this.versions.move({
         name: existing.name,
         version: existing.version,
         to: status,
@@ -179,38 +155,16 @@ export class RegisterSkill {
         reason: status === 'REGISTERED' ? 'package fixed; validation passed' : 'package is back on disk; validation failed',
         evidence: { content_hash: snapshot.contentHash, errors, warnings },
         patch: { content, statusReason },
+        files,
       });
     }
-    const updated = await this.updateLatest(existing, (current) =>
-      current.status === 'DRAFT' ? { status: 'DRAFT', patch: { content, statusReason } } : 'stop',
+    const updated = await this.versions.update(
+      existing,
+      (current) => (current.status === 'DRAFT' ? { status: 'DRAFT', patch: { content, statusReason } } : 'stop'),
+      files,
     );
     if (!updated) throw new VersionImmutable(existing.name, existing.version, existing.status, existing.contentHash);
     return updated;
-  }
-
-  /**
-   * Applies `change` to the latest stored state of `version` under its optimistic lock, re-reading and
-   * retrying when another writer won (a few times): 'done' returns the current state as it is, 'stop'
-   * gives up (null), as does losing every time.
-   */
-  private async updateLatest(
-    version: SkillVersionRecord,
-    change: (
-      current: SkillVersionRecord,
-    ) => 'done' | 'stop' | { status: SkillVersionRecord['status']; patch: Parameters<SkillsRepository['updateVersion']>[2] },
-  ): Promise<SkillVersionRecord | null> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const current = (await this.repository.findVersion(version.name, version.version)) ?? version;
-      const decided = change(current);
-      if (decided === 'done') return current;
-      if (decided === 'stop') return null;
-      const updated = await this.repository.updateVersion(current, decided.status, decided.patch, null);
-      if (updated) {
-        this.catalog.applyVersion(updated);
-        return updated;
-      }
-    }
-    return null;
   }
 }
 

@@ -4,9 +4,9 @@ import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { LifecycleService } from '../lifecycle/lifecycle.service.js';
 import { VersionImmutable } from '../problem/domain-errors.js';
 import { type PackageOutcome, type PackageReport, RegisterSkill } from './register-skill.js';
+import { VersionRecorder } from './version-recorder.js';
 import { isInside, isPublishedPath, resolvePackagePath, resolveRoots, type SkillRoot } from './package-paths.js';
 import { missingFromCatalog, packageLabel, refusedPackages } from './report-against-catalog.js';
 
@@ -40,7 +40,7 @@ export class DiscoveryService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repository: SkillsRepository,
     private readonly catalog: SkillCatalog,
-    private readonly lifecycle: LifecycleService,
+    private readonly versions: VersionRecorder,
     private readonly registerSkill: RegisterSkill,
   ) {}
 
@@ -164,7 +164,7 @@ export class DiscoveryService {
         // Published over the API: not on any disk, so never "removed from disk".
         if (isPublishedPath(version.packagePath)) continue;
         try {
-          await this.lifecycle.move({
+          await this.versions.move({
             name: version.name,
             version: version.version,
             to: 'ARCHIVED',

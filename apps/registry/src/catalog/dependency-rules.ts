@@ -1,6 +1,6 @@
 import semver from 'semver';
 import type { SkillDependency } from '#skill-loader/index.js';
-import type { SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
+import type { SkillRecord, SkillVersionRecord } from './skill-records.js';
 
 /** How the rules look skills up: the in-process catalog's `get`. */
 export type SkillLookup = (name: string) => SkillRecord | undefined;
