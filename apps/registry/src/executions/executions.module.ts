@@ -6,10 +6,11 @@ import { ExecutionShutdown, ExecutionWaiters, executionInfrastructure } from './
 import { ExecutionQueries } from './execution-queries.js';
 import { ExecutionStream } from './execution-stream.js';
 import { ExecutionsController } from './executions.controller.js';
+import { ExecutionsGrpcController } from './executions.grpc-controller.js';
 
 @Module({
   imports: [CatalogModule],
-  controllers: [ExecutionsController],
+  controllers: [ExecutionsController, ExecutionsGrpcController],
   providers: [
     ...executionInfrastructure,
     ExecutionWaiters,

@@ -1,12 +1,10 @@
 import path from 'node:path';
-import { Metadata, Server, ServerCredentials, type ServiceDefinition, type sendUnaryData } from '@grpc/grpc-js';
+import { type Metadata, Server, ServerCredentials, type ServiceDefinition, type sendUnaryData } from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { Logger } from '@nestjs/common';
 import { type GrpcOptions, ServerGrpc } from '@nestjs/microservices';
 import { projectRoot } from '#database/paths.js';
-import { deprecationSignals } from '../skills/deprecation-headers.js';
-import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { reflectionPackageDefinition } from './reflection-descriptors.js';
 import { checkedRequest, decodingNeverThrows } from './grpc-request-check.js';
 import { DEFAULT_TWIN_LIMITS } from '#twin/index.js';
@@ -44,17 +42,6 @@ export class WithTrailers<T> {
     readonly response: T,
     readonly trailers: Metadata,
   ) {}
-}
-
-/** `response`, with the deprecation trailers (`deprecation`, `sunset`, `link`) when one of `versions` is DEPRECATED. */
-export function withDeprecationTrailers<T>(response: T, versions: SkillVersionRecord[]): T | WithTrailers<T> {
-  const signals = deprecationSignals(versions);
-  if (!signals) return response;
-  const trailers = new Metadata();
-  trailers.set('deprecation', signals.deprecation);
-  if (signals.sunset) trailers.set('sunset', signals.sunset);
-  if (signals.link) trailers.set('link', signals.link);
-  return new WithTrailers(response, trailers);
 }
 
 /**

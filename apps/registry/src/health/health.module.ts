@@ -5,10 +5,11 @@ import { VersionsModule } from '../versions/versions.module.js';
 import { HealthController } from './health.controller.js';
 import { RegistryHealthReport } from './registry-health.js';
 import { DatabaseReadiness } from './database-readiness.js';
+import { HealthGrpcController } from './health.grpc-controller.js';
 
 @Module({
   imports: [TerminusModule, CatalogModule, VersionsModule],
-  controllers: [HealthController],
+  controllers: [HealthController, HealthGrpcController],
   providers: [RegistryHealthReport, DatabaseReadiness],
 })
 export class HealthModule {}

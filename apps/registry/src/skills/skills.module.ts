@@ -5,10 +5,11 @@ import { SkillJsonCache } from './skill-json-cache.js';
 import { SkillQueries } from './skill-queries.js';
 import { SkillReads } from './skill-reads.js';
 import { SkillsController } from './skills.controller.js';
+import { SkillsGrpcController } from './skills.grpc-controller.js';
 
 @Module({
   imports: [CatalogModule, ToolsModule],
-  controllers: [SkillsController],
+  controllers: [SkillsController, SkillsGrpcController],
   providers: [SkillJsonCache, SkillQueries, SkillReads],
   exports: [SkillQueries, SkillReads],
 })

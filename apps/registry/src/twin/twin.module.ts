@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module.js';
 import { ExecutionTwinController } from './execution-twin.controller.js';
 import { TwinController } from './twin.controller.js';
+import { TwinGrpcController } from './twin.grpc-controller.js';
 
 /** The digital twin feature: REST routes over the twin store. */
 @Module({
   imports: [ExecutionsModule],
-  controllers: [TwinController, ExecutionTwinController],
+  controllers: [TwinController, ExecutionTwinController, TwinGrpcController],
 })
 export class TwinModule {}

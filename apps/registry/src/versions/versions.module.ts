@@ -14,6 +14,7 @@ import { PublishPackage } from './publish-package.js';
 import { RegisterSkill } from './register-skill.js';
 import { SkillWatcher } from './skill-watcher.js';
 import { VersionRecorder } from './version-recorder.js';
+import { AdminGrpcController } from './admin.grpc-controller.js';
 
 /**
  * The write side of skill versions: packages found on disk (discovery, the watcher), published over the
@@ -22,7 +23,7 @@ import { VersionRecorder } from './version-recorder.js';
  */
 @Module({
   imports: [CatalogModule, ExecutionsModule],
-  controllers: [AdminController, PublishController],
+  controllers: [AdminController, PublishController, AdminGrpcController],
   providers: [
     VersionRecorder,
     LifecycleEventsPublisher,

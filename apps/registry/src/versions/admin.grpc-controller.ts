@@ -3,17 +3,17 @@ import { GrpcMethod, Payload } from '@nestjs/microservices';
 import type { Principal } from '../auth/principal.js';
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
-import { DiscoveryService } from '../versions/discovery.service.js';
-import { PublishPackage } from '../versions/publish-package.js';
-import { deprecateSkillBody, parseAdminBody, promoteSkillBody, registerSkillBody } from '../versions/admin.dto.js';
-import { DeprecateSkill } from '../versions/deprecate-skill.js';
-import { PromoteSkill } from '../versions/promote-skill.js';
-import { GrpcAdminOnly, GrpcAuthGuard, GrpcCaller, GrpcPublisherOrAdmin } from './grpc-auth.guard.js';
-import { GrpcExceptionFilter } from './grpc-exception.filter.js';
-import { skillVersionMessage } from './grpc-messages.js';
-import { required } from './grpc-requests.js';
-import { type ProtoTimestamp, fromTimestamp } from './proto-values.js';
-import { GRPC_SERVICE, withDeprecationTrailers } from './registry-grpc-server.js';
+import { DiscoveryService } from './discovery.service.js';
+import { PublishPackage } from './publish-package.js';
+import { deprecateSkillBody, parseAdminBody, promoteSkillBody, registerSkillBody } from './admin.dto.js';
+import { DeprecateSkill } from './deprecate-skill.js';
+import { PromoteSkill } from './promote-skill.js';
+import { GrpcAdminOnly, GrpcAuthGuard, GrpcCaller, GrpcPublisherOrAdmin } from '../grpc/grpc-auth.guard.js';
+import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { skillVersionMessage, withDeprecationTrailers } from '../skills/skills.grpc-messages.js';
+import { required } from '../grpc/grpc-fields.js';
+import { type ProtoTimestamp, fromTimestamp } from '../grpc/proto-values.js';
+import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
 
 /** Administration over gRPC (admin tokens; publishing and deprecation also publishers): the use-cases behind /v1/admin and /v1/packages. */
 @Controller()

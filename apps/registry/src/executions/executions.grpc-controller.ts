@@ -3,18 +3,25 @@ import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
 import type { Principal } from '../auth/principal.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { CancelExecution } from '../executions/cancel-execution.js';
-import { ExecuteSkill } from '../executions/execute-skill.js';
-import { ExecutionQueries } from '../executions/execution-queries.js';
-import { ExecutionStream } from '../executions/execution-stream.js';
-import { parseExecutionId } from '../executions/executions.dto.js';
+import { CancelExecution } from './cancel-execution.js';
+import { ExecuteSkill } from './execute-skill.js';
+import { ExecutionQueries } from './execution-queries.js';
+import { ExecutionStream } from './execution-stream.js';
+import { parseExecutionId } from './executions.dto.js';
 import { presentDeprecation } from '../skills/skill.presenter.js';
-import { GrpcAuthGuard, GrpcCaller, GrpcTraceContext } from './grpc-auth.guard.js';
+import { GrpcAuthGuard, GrpcCaller, GrpcTraceContext } from '../grpc/grpc-auth.guard.js';
 import type { TraceContext } from '#observability/index.js';
-import { GrpcExceptionFilter } from './grpc-exception.filter.js';
-import { deprecationMessage, executionEventMessage, executionMessage, usageMessage } from './grpc-messages.js';
-import { type ExecuteSkillRequest, type ListExecutionsRequest, parseExecuteSkill, parseListExecutions, required } from './grpc-requests.js';
-import { GRPC_SERVICE, withDeprecationTrailers } from './registry-grpc-server.js';
+import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { deprecationMessage, withDeprecationTrailers } from '../skills/skills.grpc-messages.js';
+import { executionEventMessage, executionMessage, usageMessage } from './executions.grpc-messages.js';
+import { required } from '../grpc/grpc-fields.js';
+import {
+  type ExecuteSkillRequest,
+  type ListExecutionsRequest,
+  parseExecuteSkill,
+  parseListExecutions,
+} from './executions.grpc-messages.js';
+import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
 
 /** Executions over gRPC: the use-cases behind /v1/skills/{name}/executions, /v1/executions and /usage. */
 @Controller()

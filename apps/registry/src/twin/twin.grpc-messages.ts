@@ -7,8 +7,8 @@ import {
   presentRevision,
   presentWorkProduct,
 } from '../twin/twin.presenter.js';
-import type { ConstraintsReadWire } from '../twin/twin.views.js';
-import { toStruct, toTimestamp } from './proto-values.js';
+import type { ConstraintsReadWire } from './twin.views.js';
+import { toStruct, toTimestamp } from '../grpc/proto-values.js';
 
 /**
  * The twin's proto messages (skill_registry.proto, service Twin) built from the REST presenters'

@@ -1,7 +1,7 @@
 import type { PutRequest } from '#twin/index.js';
-import { parseBranchListQuery, parseContentQuery, parseRevisionParam, parseWorkProductListQuery } from '../twin/twin.dto.js';
-import { compact, given, required } from './grpc-requests.js';
-import { type ProtoStruct, type ProtoTimestamp, fromStruct, fromTimestamp } from './proto-values.js';
+import { parseBranchListQuery, parseContentQuery, parseRevisionParam, parseWorkProductListQuery } from './twin.dto.js';
+import { compact, given, required } from '../grpc/grpc-fields.js';
+import { type ProtoStruct, type ProtoTimestamp, fromStruct, fromTimestamp } from '../grpc/proto-values.js';
 
 /**
  * Twin RPC requests to the twin store's inputs. Paging and revision numbers go through the REST

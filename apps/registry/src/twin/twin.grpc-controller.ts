@@ -4,11 +4,11 @@ import { TwinStore } from '#twin/index.js';
 import type { Principal } from '../auth/principal.js';
 import { ExecutionQueries } from '../executions/execution-queries.js';
 import { parseExecutionId } from '../executions/executions.dto.js';
-import { GrpcAnyToken, GrpcAuthGuard, GrpcCaller } from './grpc-auth.guard.js';
-import { GrpcExceptionFilter } from './grpc-exception.filter.js';
-import { required } from './grpc-requests.js';
-import type { ProtoStruct } from './proto-values.js';
-import { GRPC_TWIN_SERVICE } from './registry-grpc-server.js';
+import { GrpcAnyToken, GrpcAuthGuard, GrpcCaller } from '../grpc/grpc-auth.guard.js';
+import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { required } from '../grpc/grpc-fields.js';
+import type { ProtoStruct } from '../grpc/proto-values.js';
+import { GRPC_TWIN_SERVICE } from '../grpc/registry-grpc-server.js';
 import {
   branchMessage,
   constraintsMessage,
@@ -17,7 +17,7 @@ import {
   provenanceMessage,
   revisionMessage,
   workProductMessage,
-} from './twin-messages.js';
+} from './twin.grpc-messages.js';
 import {
   type CreateBranchRequest,
   type ListBranchesRequest,
@@ -32,7 +32,7 @@ import {
   parsePutWorkProduct,
   parseSetConstraints,
   parseWorkProductRef,
-} from './twin-requests.js';
+} from './twin.grpc-requests.js';
 
 /**
  * The digital twin over gRPC (service Twin): the store calls behind /v1/twin and

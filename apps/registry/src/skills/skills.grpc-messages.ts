@@ -1,10 +1,11 @@
-import type { ExecutionRecord, StoredExecutionEvent } from '#executions/index.js';
+import { Metadata } from '@grpc/grpc-js';
 import type { LifecycleEventRecord, SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
-import { presentExecution } from '../executions/execution.presenter.js';
-import { presentSearchHit } from '../search/search.presenter.js';
-import type { SkillSearchHit } from '../search/skill-search-index.js';
-import { presentDeprecation, presentEvent, presentListItem, presentVersion } from '../skills/skill.presenter.js';
-import { toStruct, toTimestamp } from './proto-values.js';
+import { compact, enumGiven, given, tagsGiven, withProtoFields } from '../grpc/grpc-fields.js';
+import { toStruct, toTimestamp } from '../grpc/proto-values.js';
+import { WithTrailers } from '../grpc/registry-grpc-server.js';
+import { deprecationSignals } from './deprecation-headers.js';
+import { presentDeprecation, presentEvent, presentListItem, presentVersion } from './skill.presenter.js';
+import { parseListSkillsQuery } from './skills.dto.js';
 
 /**
  * Proto messages (skill_registry.proto) built from the REST presenters' output, so both transports
@@ -12,6 +13,17 @@ import { toStruct, toTimestamp } from './proto-values.js';
  * absent for null).
  */
 type Json = Record<string, unknown>;
+
+/** `response`, with the deprecation trailers (`deprecation`, `sunset`, `link`) when one of `versions` is DEPRECATED. */
+export function withDeprecationTrailers<T>(response: T, versions: SkillVersionRecord[]): T | WithTrailers<T> {
+  const signals = deprecationSignals(versions);
+  if (!signals) return response;
+  const trailers = new Metadata();
+  trailers.set('deprecation', signals.deprecation);
+  if (signals.sunset) trailers.set('sunset', signals.sunset);
+  if (signals.link) trailers.set('link', signals.link);
+  return new WithTrailers(response, trailers);
+}
 
 export function deprecationMessage(deprecation: ReturnType<typeof presentDeprecation>) {
   if (!deprecation) return undefined;
@@ -60,47 +72,42 @@ export function lifecycleEventMessage(event: LifecycleEventRecord) {
   };
 }
 
-export function searchHitMessage(hit: SkillSearchHit) {
-  const json = presentSearchHit(hit);
-  return { ...json, deprecation: deprecationMessage(json.deprecation) };
+export interface ListSkillsRequest {
+  domain?: string;
+  agent?: string;
+  phase?: number;
+  status?: string;
+  tags?: string[];
+  q?: string;
+  limit?: number;
+  cursor?: string;
 }
 
-export function executionMessage(execution: ExecutionRecord) {
-  const json = presentExecution(execution);
+export function parseListSkills(request: ListSkillsRequest) {
+  const query = withProtoFields(
+    () =>
+      parseListSkillsQuery(
+        compact({
+          domain: given(request.domain),
+          agent: given(request.agent),
+          phase: given(request.phase),
+          status: enumGiven(request.status, 'status'),
+          tag: tagsGiven(request.tags),
+          q: given(request.q),
+          limit: given(request.limit),
+          cursor: given(request.cursor),
+        }),
+      ),
+    { tag: 'tags' },
+  );
   return {
-    ...json,
-    input: toStruct(json.input),
-    output: toStruct(json.output),
-    error: json.error ? { code: json.error.code, message: json.error.message, details: toStruct(json.error.details) } : undefined,
-    session_id: json.session_id ?? undefined,
-    tool: json.tool ?? undefined,
-    trace_id: json.trace_id ?? undefined,
-    cancel_requested_at: toTimestamp(json.cancel_requested_at),
-    created_at: toTimestamp(json.created_at),
-    started_at: toTimestamp(json.started_at),
-    finished_at: toTimestamp(json.finished_at),
-    duration_ms: json.duration_ms ?? undefined,
-  };
-}
-
-/** One event of the execution's stream: the same id, type and JSON the SSE stream sends. */
-export function executionEventMessage(stored: StoredExecutionEvent) {
-  return {
-    id: stored.id,
-    type: stored.event.type,
-    at: toTimestamp(stored.event.at),
-    data: toStruct(stored.event as unknown as Json),
-  };
-}
-
-export function usageMessage(usage: {
-  skill: string;
-  versions: { version: string; status: string; windows: Json; last_called_at: string | null }[];
-  dependents: unknown[];
-}) {
-  return {
-    skill: usage.skill,
-    dependents: usage.dependents,
-    versions: usage.versions.map((version) => ({ ...version, last_called_at: toTimestamp(version.last_called_at) })),
+    domain: query.domain,
+    agent: query.agent,
+    phase: query.phase,
+    status: query.status,
+    tags: query.tag,
+    q: query.q,
+    limit: query.limit,
+    cursor: query.cursor,
   };
 }

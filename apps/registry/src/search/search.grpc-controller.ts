@@ -1,0 +1,21 @@
+import { Controller, UseFilters, UseGuards } from '@nestjs/common';
+import { GrpcMethod, Payload } from '@nestjs/microservices';
+import { GrpcAuthGuard } from '../grpc/grpc-auth.guard.js';
+import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
+import { type SearchSkillsRequest, parseSearchSkills, searchHitMessage } from './search.grpc-messages.js';
+import { SkillSearchIndex } from './skill-search-index.js';
+
+/** GET /v1/search over gRPC. */
+@Controller()
+@UseGuards(GrpcAuthGuard)
+@UseFilters(GrpcExceptionFilter)
+export class SearchGrpcController {
+  constructor(private readonly search: SkillSearchIndex) {}
+
+  @GrpcMethod(GRPC_SERVICE, 'SearchSkills')
+  searchSkills(@Payload() request: SearchSkillsRequest) {
+    const { hits, total } = this.search.search(parseSearchSkills(request));
+    return { items: hits.map(searchHitMessage), total };
+  }
+}

@@ -1,0 +1,48 @@
+import { Controller, UseFilters, UseGuards } from '@nestjs/common';
+import { GrpcMethod, Payload } from '@nestjs/microservices';
+import { GrpcAuthGuard } from '../grpc/grpc-auth.guard.js';
+import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { required } from '../grpc/grpc-fields.js';
+import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
+import { SkillQueries } from './skill-queries.js';
+import {
+  type ListSkillsRequest,
+  lifecycleEventMessage,
+  parseListSkills,
+  skillSummaryMessage,
+  skillVersionMessage,
+  versionSummaries,
+  withDeprecationTrailers,
+} from './skills.grpc-messages.js';
+
+/** Catalog reads over gRPC: the use-cases behind GET /v1/skills, /v1/skills/{name}, …/versions and …/history. */
+@Controller()
+@UseGuards(GrpcAuthGuard)
+@UseFilters(GrpcExceptionFilter)
+export class SkillsGrpcController {
+  constructor(private readonly queries: SkillQueries) {}
+
+  @GrpcMethod(GRPC_SERVICE, 'ListSkills')
+  listSkills(@Payload() request: ListSkillsRequest) {
+    const page = this.queries.list(parseListSkills(request));
+    return { items: page.items.map(({ skill, current }) => skillSummaryMessage(skill, current)), next_cursor: page.nextCursor ?? '' };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetSkill')
+  getSkill(@Payload() request: { name?: string; version?: string }) {
+    const name = required(request.name, 'name');
+    const { skill, current } = this.queries.get(name);
+    const version = request.version ? this.queries.version(name, request.version) : current;
+    return withDeprecationTrailers({ skill: skillVersionMessage(version), versions: versionSummaries(skill) }, [version]);
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'ListVersions')
+  listVersions(@Payload() request: { name?: string }) {
+    return { items: this.queries.versions(required(request.name, 'name')).map(skillVersionMessage) };
+  }
+
+  @GrpcMethod(GRPC_SERVICE, 'GetHistory')
+  async getHistory(@Payload() request: { name?: string }) {
+    return { items: (await this.queries.history(required(request.name, 'name'))).map(lifecycleEventMessage) };
+  }
+}
