@@ -1,4 +1,4 @@
-import type { SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
+import type { SkillRecord, SkillVersionRecord } from './skill-records.js';
 import { dependentsOf, findCycle, inactiveDependencies, pendingDependencies, strandedDependents } from './dependency-rules.js';
 
 type Spec = [version: string, status: SkillVersionRecord['status'], dependsOn?: Record<string, string>];

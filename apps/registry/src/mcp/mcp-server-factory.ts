@@ -7,10 +7,10 @@ import {
   type CallToolResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { CallSkillTool } from './call-skill-tool.js';
-import { DISCOVERY_TOOL_NAMES, DiscoveryTools } from './discovery-tools.js';
+import { CallSkillTool } from '../executions/call-skill-tool.js';
+import { DISCOVERY_TOOL_NAMES, DiscoveryTools } from '../search/discovery-tools.js';
 import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
-import { domainErrorResult } from './mcp-tool-results.js';
+import { domainErrorResult } from '../mcp-protocol/mcp-tool-results.js';
 import { McpToolList } from './mcp-tool-list.js';
 import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';

@@ -1,6 +1,6 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { ExposedSkill, ExposedSkills, ToolFilter } from '../tool-definitions/exposed-skills.js';
-import { DISCOVERY_TOOLS } from './discovery-tools.js';
+import { DISCOVERY_TOOLS } from '../search/discovery-tools.js';
 import { McpToolList, TOOLS_PAGE_SIZE } from './mcp-tool-list.js';
 
 function skill(name: string, overrides: Partial<ExposedSkill> = {}): ExposedSkill {

@@ -6,7 +6,7 @@ import { encodeCursor } from '#contracts/index.js';
 import { decodeMcpCursor } from '../mcp-protocol/mcp-paging.js';
 import { ExposedSkills, type ExposedSkill, type ToolFilter, filterKey } from '../tool-definitions/exposed-skills.js';
 import { toMcpTool } from '../tool-definitions/tool-definition-formats.js';
-import { DISCOVERY_TOOLS, DISCOVERY_TOOL_NAMES } from './discovery-tools.js';
+import { DISCOVERY_TOOLS, DISCOVERY_TOOL_NAMES } from '../search/discovery-tools.js';
 
 /** Tools per tools/list page; clients walk `nextCursor`. */
 export const TOOLS_PAGE_SIZE = 200;

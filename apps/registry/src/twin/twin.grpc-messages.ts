@@ -6,7 +6,7 @@ import {
   presentProvenance,
   presentRevision,
   presentWorkProduct,
-} from '../twin/twin.presenter.js';
+} from './twin.presenter.js';
 import type { ConstraintsReadWire } from './twin.views.js';
 import { toStruct, toTimestamp } from '../grpc/proto-values.js';
 

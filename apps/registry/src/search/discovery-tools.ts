@@ -3,13 +3,13 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { SKILL_STATUSES } from '#contracts/index.js';
 import { SkillNotFound } from '../problem/domain-errors.js';
-import { presentSearchHit } from '../search/search.presenter.js';
-import { SkillSearchIndex } from '../search/skill-search-index.js';
+import { presentSearchHit } from './search.presenter.js';
+import { SkillSearchIndex } from './skill-search-index.js';
 import { SkillQueries } from '../skills/skill-queries.js';
 import { presentSkill } from '../skills/skill.presenter.js';
 import { matches } from '../tool-definitions/exposed-skills.js';
 import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
-import { invalidArguments, structuredResult } from './mcp-tool-results.js';
+import { invalidArguments, structuredResult } from '../mcp-protocol/mcp-tool-results.js';
 
 /**
  * The discovery tools every connection has next to the skills (in the manner of seed 004):

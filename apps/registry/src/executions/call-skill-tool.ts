@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/server';
 import { isTerminal, maxAttemptsFor, type ExecutionEvent, type ExecutionLogEvent } from '#executions/index.js';
-import { CancelExecution } from '../executions/cancel-execution.js';
-import { ExecuteSkill } from '../executions/execute-skill.js';
-import { ExecutionStream } from '../executions/execution-stream.js';
+import { CancelExecution } from './cancel-execution.js';
+import { ExecuteSkill } from './execute-skill.js';
+import { ExecutionStream } from './execution-stream.js';
 import type { ExposedSkill } from '../tool-definitions/exposed-skills.js';
 import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
-import { domainErrorResult, executionResult } from './mcp-tool-results.js';
+import { domainErrorResult, executionResult } from '../mcp-protocol/mcp-tool-results.js';
 import { extractTraceContext } from '#observability/index.js';
 
 /** Queueing and retry back-off on top of the handler's own time. */
