@@ -23,7 +23,7 @@ describe('takeover of lost attempts (guarded by attempt and heartbeat)', () => {
     db = await createTestDatabase('takeover');
     prisma = createPrismaClient(createPgPool(db.url, 2));
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
-    const skills = new SkillsRepository(prisma, loadConfig({ DATABASE_URL: db.url }));
+    const skills = new SkillsRepository(prisma, pool, loadConfig({ DATABASE_URL: db.url }));
     const created = await skills.createVersion(
       {
         name: 'alpha',

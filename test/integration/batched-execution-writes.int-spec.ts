@@ -30,7 +30,7 @@ describe('batched execution writes (group commit)', () => {
     db = await createTestDatabase('batched_writes');
     prisma = createPrismaClient(createPgPool(db.url, 2));
     pool = new pg.Pool({ connectionString: db.url, max: 8 });
-    const skills = new SkillsRepository(prisma, loadConfig({ DATABASE_URL: db.url }));
+    const skills = new SkillsRepository(prisma, pool, loadConfig({ DATABASE_URL: db.url }));
     const created = await skills.createVersion(
       {
         name: 'alpha',

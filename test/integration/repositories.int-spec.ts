@@ -53,7 +53,7 @@ describe('repositories against the real Postgres', () => {
     db = await createTestDatabase('repositories');
     prisma = createPrismaClient(createPgPool(db.url, 4));
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
-    skills = new SkillsRepository(prisma, loadConfig({ DATABASE_URL: db.url }));
+    skills = new SkillsRepository(prisma, pool, loadConfig({ DATABASE_URL: db.url }));
     executions = new ExecutionsRepository(pool);
   });
 

@@ -85,7 +85,7 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
       .getInstance()
       .addHook('onClose', async () => tracing.flush());
   }
-  readFastPath?.settle({ ahead: !tracing.enabled && !logsEveryRequest(app.get<Params>(PARAMS_PROVIDER_TOKEN)) });
+  readFastPath?.placeOnceBuilt({ ahead: !tracing.enabled && !logsEveryRequest(app.get<Params>(PARAMS_PROVIDER_TOKEN)) });
   // Every HTTP answer (REST and MCP) counted by route pattern, never by raw path; gRPC has its interceptor.
   const metrics = app.get(RegistryMetrics);
   app

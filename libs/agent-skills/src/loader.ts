@@ -51,8 +51,8 @@ export async function loadAgentSkillPackage(dir: string): Promise<AgentSkillLoad
   }
   const frontmatter = await readFrontmatter(packageDir, files, issues);
   if (frontmatter === null) return done(null);
-  const front = checkFrontmatter(frontmatter.raw, basename(packageDir), issues);
-  return done(await assemblePackage(packageDir, files, front, frontmatter.body, issues));
+  const fields = checkFrontmatter(frontmatter.raw, basename(packageDir), issues);
+  return done(await assemblePackage(packageDir, files, fields, frontmatter.body, issues));
 }
 
 async function readFrontmatter(
@@ -104,27 +104,27 @@ async function readFrontmatter(
 async function assemblePackage(
   packageDir: string,
   files: string[],
-  front: FrontmatterFields,
+  fields: FrontmatterFields,
   body: string,
   issues: IssueList,
 ): Promise<AgentSkillPackage> {
-  const name = front.name ?? basename(packageDir);
+  const name = fields.name ?? basename(packageDir);
   const registryName = toRegistryName(name);
-  const extension = await checkDccMcp(front.metadata, packageDir, registryName, issues);
+  const extension = await checkDccMcp(fields.metadata, packageDir, registryName, issues);
   const depends = mergeDepends(extension.depends, await readDependsFile(packageDir, files, registryName, issues), issues);
-  const tools = await readTools(packageDir, files, registryName, front.description ?? '', extension, issues);
+  const tools = await readTools(packageDir, files, registryName, fields.description ?? '', extension, issues);
   checkBody(body, issues);
   return {
     name,
     registryName,
     version: extension.version,
     versionDefaulted: extension.versionDefaulted,
-    description: front.description ?? '',
-    license: front.license,
-    compatibility: front.compatibility,
-    allowedTools: front.allowedTools,
-    metadata: front.metadata,
-    metadataStrings: projectMetadataStrings(front.metadata),
+    description: fields.description ?? '',
+    license: fields.license,
+    compatibility: fields.compatibility,
+    allowedTools: fields.allowedTools,
+    metadata: fields.metadata,
+    metadataStrings: projectMetadataStrings(fields.metadata),
     tags: extension.tags,
     searchHint: extension.searchHint,
     searchAliases: extension.searchAliases,

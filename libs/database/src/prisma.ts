@@ -4,7 +4,6 @@ import { PrismaClient } from './generated/prisma/client.js';
 
 export { PrismaClient };
 export { Prisma } from './generated/prisma/client.js';
-export type { SkillVersion } from './generated/prisma/client.js';
 
 /**
  * A Prisma client on the pg driver adapter (no native query engine needed), over the process's pool

@@ -1,5 +1,5 @@
 import type { SkillErrorCode } from '@skill-registry/sdk';
-import type { SkillFormat, StoredTool } from '#contracts/index.js';
+import type { StoredSkillVersion } from '#skill-versions/index.js';
 
 export const EXECUTION_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
@@ -83,21 +83,21 @@ export function retryDelayMs(nextAttempt: number, baseMs = 500, maxMs = 30_000, 
   return Math.round(exponential / 2 + random() * (exponential / 2));
 }
 
-/** What the executor needs of the skill version an execution runs (read with the execution). */
-export interface ExecutableVersion {
-  name: string;
-  version: string;
-  status: string;
-  timeoutSeconds: number;
-  retries: number;
-  idempotent: boolean;
-  inputSchema: Record<string, unknown> | null;
-  outputSchema: Record<string, unknown> | null;
-  inputSchemaRef: string;
-  outputSchemaRef: string;
-  toolsRequired: { tool_id: string; capability: string; required: boolean }[];
-  format: SkillFormat;
-  /** Agent Skills versions: one contract per tool (see runContractOf). */
-  tools: StoredTool[];
-  contentHash: string;
-}
+/** What the executor needs of the skill version an execution runs (read by libs/skill-versions' one reader). */
+export type ExecutableVersion = Pick<
+  StoredSkillVersion,
+  | 'name'
+  | 'version'
+  | 'status'
+  | 'timeoutSeconds'
+  | 'retries'
+  | 'idempotent'
+  | 'inputSchema'
+  | 'outputSchema'
+  | 'inputSchemaRef'
+  | 'outputSchemaRef'
+  | 'toolsRequired'
+  | 'format'
+  | 'tools'
+  | 'contentHash'
+>;

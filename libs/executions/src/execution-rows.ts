@@ -1,31 +1,6 @@
-import type { SkillFormat, StoredTool } from '#contracts/index.js';
-import type { ExecutableVersion, ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
+import type { ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 
-/** Mapping between executions rows (with their skill version's columns) and records. */
-
-export const VERSION_COLUMNS = `v.status AS v_status, v.timeout_seconds AS v_timeout_seconds,
-  v.retries AS v_retries, v.idempotent AS v_idempotent, v.input_schema AS v_input_schema, v.output_schema AS v_output_schema,
-  v.input_schema_ref AS v_input_schema_ref, v.output_schema_ref AS v_output_schema_ref, v.tools_required AS v_tools_required,
-  v.content_hash AS v_content_hash, v.format AS v_format, v.tools AS v_tools`;
-
-export function toVersion(row: ExecutionRow): ExecutableVersion {
-  return {
-    name: row.skill_name as string,
-    version: row.version as string,
-    status: row.v_status as string,
-    timeoutSeconds: row.v_timeout_seconds as number,
-    retries: row.v_retries as number,
-    idempotent: row.v_idempotent as boolean,
-    inputSchema: row.v_input_schema as Record<string, unknown> | null,
-    outputSchema: row.v_output_schema as Record<string, unknown> | null,
-    inputSchemaRef: row.v_input_schema_ref as string,
-    outputSchemaRef: row.v_output_schema_ref as string,
-    toolsRequired: row.v_tools_required as ExecutableVersion['toolsRequired'],
-    contentHash: row.v_content_hash as string,
-    format: row.v_format as SkillFormat,
-    tools: (row.v_tools as StoredTool[]) ?? [],
-  };
-}
+/** Mapping between executions rows and records (skill versions are read by libs/skill-versions). */
 
 export interface ExecutionRow {
   [column: string]: unknown;

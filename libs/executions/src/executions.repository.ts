@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ExecutableVersion, ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
-import { VERSION_COLUMNS, toExecutionRecord, toVersion } from './execution-rows.js';
+import { SkillVersionReader, pgRows } from '#skill-versions/index.js';
+import { toExecutionRecord } from './execution-rows.js';
 import { CREATE_EXECUTIONS, FINISH_EXECUTIONS, START_ATTEMPTS } from './execution-write-statements.js';
 
 /** What the executor needs of the skill version an execution runs. */
@@ -91,6 +92,8 @@ function assertDistinct(ids: string[]): void {
  * sit on the execution hot path (a Prisma round trip costs ~1 ms more here, see field notes).
  */
 export class ExecutionsRepository {
+  private versions: SkillVersionReader | undefined;
+
   constructor(private readonly pool: pg.Pool) {}
 
   /**
@@ -158,13 +161,9 @@ export class ExecutionsRepository {
 
   /** The execution and the version it runs, for the executor. */
   async findForRun(id: string): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
-    const result = await this.sql(
-      'findForRun',
-      `SELECT e.*, ${VERSION_COLUMNS} FROM executions e JOIN skill_versions v ON v.id = e.skill_version_id WHERE e.id = $1`,
-      [id],
-    );
-    const row = result.rows[0];
-    return row ? { execution: toExecutionRecord(row), version: toVersion(row) } : null;
+    const execution = await this.findById(id);
+    const version = execution ? await this.findVersion(execution.skillVersionId) : null;
+    return execution && version ? { execution, version } : null;
   }
 
   async list(filter: ExecutionListFilter): Promise<ExecutionRecord[]> {
@@ -192,13 +191,7 @@ export class ExecutionsRepository {
 
   /** The executable view of a skill version (content is immutable once published, so callers may cache it). */
   async findVersion(skillVersionId: string): Promise<ExecutableVersion | null> {
-    const result = await this.sql(
-      'findVersion',
-      `SELECT v.version, s.name AS skill_name, ${VERSION_COLUMNS}
-         FROM skill_versions v JOIN skills s ON s.id = v.skill_id WHERE v.id = $1`,
-      [skillVersionId],
-    );
-    return result.rows[0] ? toVersion(result.rows[0]) : null;
+    return (this.versions ??= new SkillVersionReader(pgRows(this.pool))).byId(skillVersionId);
   }
 
   /**

@@ -198,7 +198,7 @@ export class ExecutionRunner {
     if (outcome.ok && start.untouched) {
       // Done before its start was ever needed: start and end in one statement.
       start.stopTimer();
-      const finished = await this.durably(() =>
+      const finished = await this.writeThroughOutage(() =>
         this.writes.finishUnstarted(executionId, 'SUCCEEDED', { output: outcome.output }, start.elapsedMs),
       );
       if (!finished) return this.settleRefused(executionId);
@@ -217,7 +217,7 @@ export class ExecutionRunner {
       return;
     }
     // Any other end goes the usual way, from a written start.
-    const started = await this.durably(() => start.ensure());
+    const started = await this.writeThroughOutage(() => start.ensure());
     start.stopTimer();
     if (!started) return this.settleRefused(executionId);
     const guard: AttemptGuard = { attempt: started.attempts };
@@ -240,7 +240,7 @@ export class ExecutionRunner {
     }
     if (contract && isRetryable(error, contract.idempotent) && execution.attempts < execution.maxAttempts) {
       const delay = retryDelayMs(execution.attempts + 1, this.config.RETRY_BASE_MS, this.config.RETRY_MAX_MS);
-      if (await this.durably(() => this.executions.endAttemptForRetry(executionId, error, guard))) {
+      if (await this.writeThroughOutage(() => this.executions.endAttemptForRetry(executionId, error, guard))) {
         this.metrics.retried(execution, error);
         await this.events.publish(executionId, {
           type: 'attempt_failed',
@@ -262,13 +262,13 @@ export class ExecutionRunner {
    */
   private async settleRefused(executionId: string): Promise<void> {
     this.events.drop(executionId);
-    const current = await this.durably(() => this.executions.findById(executionId));
+    const current = await this.writeThroughOutage(() => this.executions.findById(executionId));
     if (!current || isTerminal(current.status) || current.attemptRunning || !current.cancelRequestedAt) return;
     await this.conclude(executionId, 'CANCELLED', {}, { type: 'cancelled', at: now(), reason: 'cancelled before it started' });
   }
 
   /** A write of work already done: waits out a database outage (bounded) rather than losing the outcome. */
-  private durably<T>(write: () => Promise<T>): Promise<T> {
+  private writeThroughOutage<T>(write: () => Promise<T>): Promise<T> {
     return retryWhileUnavailable(write, this.config.DURABLE_WRITE_MAX_WAIT_MS, (error) =>
       this.logger.warn(`database unavailable, retrying a result write: ${(error as Error).message}`),
     );
@@ -295,7 +295,7 @@ export class ExecutionRunner {
     event: ExecutionEvent,
     guard?: AttemptGuard,
   ): Promise<void> {
-    const finished = await this.durably(() => this.writes.finish(executionId, status, result, guard));
+    const finished = await this.writeThroughOutage(() => this.writes.finish(executionId, status, result, guard));
     if (!finished) {
       // Someone else decided first (a cancellation, or a takeover of this attempt) and published the end.
       this.events.drop(executionId);

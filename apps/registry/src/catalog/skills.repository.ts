@@ -3,7 +3,10 @@ import { PgListener, Prisma, PrismaClient } from '#database/index.js';
 import type { SkillStatusName } from '#contracts/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { LifecycleEventRecord, NewLifecycleEvent, NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
-import { groupBySkill, isUniqueViolation, rawToRecord, toColumns, toRecord, type RawVersionRow } from './skill-version-rows.js';
+import { SkillVersionReader, pgRows, readSkillVersionRow } from '#skill-versions/index.js';
+import type pg from 'pg';
+import { DATABASE_POOL } from '../config/database-pool.js';
+import { groupBySkill, isUniqueViolation, toColumns, toRecord } from './skill-version-rows.js';
 
 /** Postgres channel on which every change to a skill is announced (payload: a JSON SkillChange). */
 const SKILL_CHANGES_CHANNEL = 'skill_registry_changes';
@@ -33,31 +36,27 @@ export interface VersionPatch {
 @Injectable()
 export class SkillsRepository implements OnModuleDestroy {
   private listener: PgListener | null = null;
+  private readonly reader: SkillVersionReader;
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(DATABASE_POOL) pool: pg.Pool,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.reader = new SkillVersionReader(pgRows(pool));
+  }
 
   async loadAll(): Promise<SkillRecord[]> {
-    const rows = await this.prisma.skillVersion.findMany({ include: { skill: { select: { name: true } } } });
-    return groupBySkill(rows.map(toRecord));
+    return groupBySkill((await this.reader.all()).map(toRecord));
   }
 
   async loadSkill(name: string): Promise<SkillRecord | null> {
-    const rows = await this.prisma.skillVersion.findMany({
-      where: { skill: { name } },
-      include: { skill: { select: { name: true } } },
-    });
-    return groupBySkill(rows.map(toRecord))[0] ?? null;
+    return groupBySkill((await this.reader.ofSkill(name)).map(toRecord))[0] ?? null;
   }
 
   async findVersion(name: string, version: string): Promise<SkillVersionRecord | null> {
-    const row = await this.prisma.skillVersion.findFirst({
-      where: { skill: { name }, version },
-      include: { skill: { select: { name: true } } },
-    });
-    return row ? toRecord(row) : null;
+    const found = await this.reader.find(name, version);
+    return found ? toRecord(found) : null;
   }
 
   /**
@@ -68,7 +67,7 @@ export class SkillsRepository implements OnModuleDestroy {
   async createVersion(version: NewSkillVersion, event: NewLifecycleEvent): Promise<SkillVersionRecord | null> {
     const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
     try {
-      const rows = await this.prisma.$queryRaw<RawVersionRow[]>`
+      const rows = await this.prisma.$queryRaw<Record<string, unknown>[]>`
         WITH skill AS (
           INSERT INTO skills (id, name, updated_at) VALUES (gen_random_uuid(), ${version.name}, now())
           ON CONFLICT (name) DO UPDATE SET updated_at = skills.updated_at
@@ -100,7 +99,7 @@ export class SkillsRepository implements OnModuleDestroy {
           pg_notify(${SKILL_CHANGES_CHANNEL}, json_build_object('name', ${version.name}::text, 'versionId', inserted.id, 'lockVersion', inserted.lock_version)::text)::text AS notified
         FROM inserted, event`;
       const row = rows[0];
-      return row ? rawToRecord(row, version.name) : null;
+      return row ? toRecord(readSkillVersionRow({ ...row, skill_name: version.name })) : null;
     } catch (error) {
       if (isUniqueViolation(error)) return null;
       throw error;
@@ -136,11 +135,10 @@ export class SkillsRepository implements OnModuleDestroy {
       if (count === 0) return null;
       if (event) await appendEvent(tx, current.id, event);
       await notify(tx, { name: current.name, versionId: current.id, lockVersion: current.lockVersion + 1 });
-      const row = await tx.skillVersion.findUniqueOrThrow({
-        where: { id: current.id },
-        include: { skill: { select: { name: true } } },
-      });
-      return toRecord(row);
+      // Read back in the transaction through the one reader (Prisma's raw query on the same connection).
+      const written = await new SkillVersionReader((sql, params) => tx.$queryRawUnsafe(sql, ...params)).byId(current.id);
+      if (!written) throw new Error(`skill version ${current.id} vanished inside its own update`);
+      return toRecord(written);
     });
   }
 

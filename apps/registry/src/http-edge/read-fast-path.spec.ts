@@ -75,7 +75,7 @@ describe('read fast path placement', () => {
   });
 
   it('ahead: answers before the later application hooks, after checking the Host itself', async () => {
-    fastPath.settle({ ahead: true });
+    fastPath.placeOnceBuilt({ ahead: true });
     const response = await get();
     expect(response.json()).toEqual({ items: [{ name: 'echo' }] });
     expect(response.headers.etag).toMatch(/^"/);
@@ -89,7 +89,7 @@ describe('read fast path placement', () => {
   });
 
   it('ahead: answers plain GETs at the front, before Fastify, and counts them in the metrics', async () => {
-    fastPath.settle({ ahead: true });
+    fastPath.placeOnceBuilt({ ahead: true });
     const first = await get();
     expect(first.json()).toEqual({ items: [{ name: 'echo' }] });
     expect(seenByFastify).toEqual([]);
@@ -103,7 +103,7 @@ describe('read fast path placement', () => {
   });
 
   it("ahead: answers a path it has seen from the read it gets now, with that read's own headers", async () => {
-    fastPath.settle({ ahead: true });
+    fastPath.placeOnceBuilt({ ahead: true });
     const first = await get();
     expect(first.json()).toEqual({ items: [{ name: 'echo' }] });
     expect(first.headers.deprecation).toBeUndefined();
@@ -133,7 +133,7 @@ describe('read fast path placement', () => {
   });
 
   it('leaves to Fastify what the front does not answer: encoded parameters, refused requests, a shutdown', async () => {
-    fastPath.settle({ ahead: true });
+    fastPath.placeOnceBuilt({ ahead: true });
     // Fastify decodes the parameter; its hook answers with the same read.
     const encoded = await get({}, 'GET', '/v1/skills/ech%6F/versions');
     expect(encoded.json()).toEqual({ items: [{ name: 'echo' }] });
@@ -147,14 +147,14 @@ describe('read fast path placement', () => {
   });
 
   it('behind: answers after every application hook, so they see each request', async () => {
-    fastPath.settle({ ahead: false });
+    fastPath.placeOnceBuilt({ ahead: false });
     expect((await get()).json()).toEqual({ items: [{ name: 'echo' }] });
     expect(seenByLaterHook).toEqual(['/v1/skills/echo/versions']);
   });
 
   it('leaves HEAD to the route in either place', async () => {
     for (const ahead of [true, false]) {
-      fastPath.settle({ ahead });
+      fastPath.placeOnceBuilt({ ahead });
       const head = await get({}, 'HEAD');
       expect(head.statusCode).toBe(200);
       expect(head.headers.etag).toBeUndefined();

@@ -111,9 +111,9 @@ export interface ReadFastPath {
   /**
    * Call once the application is built: `ahead` when nothing between the framework's own hooks and
    * the routes observes each request (request logging and request tracing both off). Ahead, the
-   * reads it has answered before are also answered at the front, before Fastify (see front()).
+   * reads it has answered before are also answered before Fastify, before Fastify (see answerBeforeFastify()).
    */
-  settle(placement: { ahead: boolean }): void;
+  placeOnceBuilt(placement: { ahead: boolean }): void;
 }
 
 /**
@@ -138,7 +138,7 @@ export interface ReadFastPath {
  * Metrics count them either way (onResponse hooks run for every answer).
  *
  * Install on the Fastify instance before the Nest application is created (before its middleware
- * and routes are registered), then call `settle` once the application's own hooks are known.
+ * and routes are registered), then call `placeOnceBuilt` once the application's own hooks are known.
  */
 export function installReadFastPath(
   fastify: FastifyInstance,
@@ -194,7 +194,7 @@ export function installReadFastPath(
    * pipeline answers it (an error as problem details) as if the front were not there. It writes what
    * sendJsonRead writes (writeJsonRead) and counts the answer in the request metrics, as the onResponse hook does.
    */
-  function front(request: IncomingMessage, response: ServerResponse, toFastify: () => void): boolean {
+  function answerBeforeFastify(request: IncomingMessage, response: ServerResponse, toFastify: () => void): boolean {
     if (request.method !== 'GET' || closing || options.shuttingDown?.()) return false;
     const url = request.url ?? '';
     const at = url.indexOf('?');
@@ -247,12 +247,12 @@ export function installReadFastPath(
       },
     ];
   });
-  let frontInstalled = false;
+  let beforeFastifyInstalled = false;
   return {
-    settle(placement) {
+    placeOnceBuilt(placement) {
       ahead = placement.ahead;
-      if (!ahead || frontInstalled) return;
-      frontInstalled = true;
+      if (!ahead || beforeFastifyInstalled) return;
+      beforeFastifyInstalled = true;
       // Fastify's own handler stays the server's only other listener; the front decides first.
       const server = fastify.server;
       const fastifyHandlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
@@ -261,7 +261,7 @@ export function installReadFastPath(
         const toFastify = () => {
           for (const handler of fastifyHandlers) handler.call(server, request, response);
         };
-        if (!front(request, response, toFastify)) toFastify();
+        if (!answerBeforeFastify(request, response, toFastify)) toFastify();
       });
     },
   };

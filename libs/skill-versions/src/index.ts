@@ -1,0 +1,2 @@
+export * from './skill-version.js';
+export * from './skill-version-reader.js';

@@ -1,0 +1,63 @@
+import type { SkillFormat, SkillStatusName, StoredTool } from '#contracts/index.js';
+import type { CompatibilityPolicy, SkillDependency, SkillExample, ToolRef, ValidationIssue } from '#skill-loader/index.js';
+
+/** One row of skill_versions (with its skill's name), as the registry and the executor read it. */
+export interface StoredSkillVersion {
+  id: string;
+  name: string;
+  version: string;
+  versionKey: [number, number, number, string];
+  domain: string;
+  agent: string;
+  description: string;
+  phase: number;
+  toolsRequired: ToolRef[];
+  inputSchemaRef: string;
+  outputSchemaRef: string;
+  inputSchema: Record<string, unknown> | null;
+  outputSchema: Record<string, unknown> | null;
+  timeoutSeconds: number;
+  retries: number;
+  idempotent: boolean;
+  tags: string[];
+  examples: SkillExample[];
+  readOnly: boolean;
+  /** Skills this version calls, each with a semver range. */
+  dependsOn: SkillDependency[];
+  compatibility: CompatibilityPolicy;
+  /** `typescript` (one handler: the fields above are its contract) or `agent-skills` (contracts per tool). */
+  format: SkillFormat;
+  tools: StoredTool[];
+  /** Agent Skills packages: the frontmatter, as the MCP Skills extension and views serve it. */
+  agentSkill: AgentSkillFrontmatter | null;
+  packagePath: string;
+  contentHash: string;
+  validation: ValidationIssue[];
+  status: SkillStatusName;
+  statusReason: string | null;
+  statusChangedAt: Date;
+  deprecationReason: string | null;
+  deprecationSuccessor: string | null;
+  deprecationSunset: Date | null;
+  deprecatedAt: Date | null;
+  lockVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An Agent Skills package's frontmatter as stored with its version. */
+interface AgentSkillFrontmatter {
+  /** The Agent Skills (kebab-case) name. */
+  name: string;
+  license: string | null;
+  compatibility: string | null;
+  allowed_tools: string[];
+  metadata: Record<string, unknown>;
+  /** String-to-string projection of `metadata` (libs/agent-skills projectMetadataStrings). */
+  metadata_strings: Record<string, string>;
+  search_hint: string | null;
+  search_aliases: string[];
+  layer: string | null;
+  instruction_only: boolean;
+  version_defaulted: boolean;
+}
