@@ -8,7 +8,6 @@ export interface SkillVersionRecord extends StoredSkillVersion {
   pendingDependencies: SkillDependency[];
 }
 
-
 /** A skill and all its versions, newest semver first. */
 export interface SkillRecord {
   name: string;
