@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { runContractOf, type StoredTool } from '#contracts/index.js';
+import { runContractOf, type StoredScriptTool } from '#contracts/index.js';
 import {
   EXECUTION_JOB,
   EXECUTION_QUEUE,
@@ -33,7 +33,7 @@ const echoOutput = {
 };
 
 /** A tools.yaml entry as the registry stores it. */
-function tool(name: string, overrides: Partial<StoredTool>): StoredTool {
+function tool(name: string, overrides: Partial<StoredScriptTool>): StoredScriptTool {
   return {
     name,
     qualified_name: `demo_scripts__${name}`,
@@ -56,7 +56,7 @@ function tool(name: string, overrides: Partial<StoredTool>): StoredTool {
 }
 
 const python = (file: string) => ({ path: `scripts/${file}`, interpreter: 'python3' as const });
-const TOOLS: StoredTool[] = [
+const TOOLS: StoredScriptTool[] = [
   tool('echo', {
     idempotent: true,
     input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
@@ -76,7 +76,7 @@ interface Version {
   name: string;
   version: string;
   format: 'typescript' | 'agent-skills';
-  tools: StoredTool[];
+  tools: StoredScriptTool[];
   idempotent: boolean;
   retries: number;
   timeoutSeconds: number;
@@ -140,7 +140,7 @@ describe('script tools on the executor', () => {
     name: string;
     format: 'typescript' | 'agent-skills';
     packageDir: string;
-    tools: StoredTool[];
+    tools: StoredScriptTool[];
     schemaRefs?: [string, string];
     inputSchema?: Record<string, unknown>;
     outputSchema?: Record<string, unknown> | null;

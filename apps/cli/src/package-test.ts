@@ -18,7 +18,7 @@ import {
 } from '#skill-loader/index.js';
 import {
   HandlerLauncher,
-  SandboxPool,
+  HandlerSandboxPool,
   handlerProcessLimits,
   sandboxPoolOptions,
   sandboxSettingsFrom,
@@ -158,7 +158,7 @@ async function runExamples(packageDir: string, loaded: LoadedSkillPackage, toolA
     adapters.size > 0 ? new McpBridgeClient({ adapters, logger: silentLogger }) : NO_TOOLS_BRIDGE;
   // The executor's own sandbox: a bubblewrap process with nothing but the package (HANDLER_SANDBOX=none opts out).
   const settings = sandboxSettingsFrom({ HANDLER_SANDBOX: process.env.HANDLER_SANDBOX }, 1);
-  const sandbox = new SandboxPool(
+  const sandbox = new HandlerSandboxPool(
     new HandlerLauncher({
       isolation: settings.HANDLER_SANDBOX,
       maxFrameBytes: settings.SANDBOX_MAX_MESSAGE_MB * 1024 * 1024,

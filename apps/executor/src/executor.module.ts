@@ -20,7 +20,7 @@ import { EXECUTION_HOOKS, type ExecutionHook } from './hooks/execution-hook.js';
 import { HookRunner } from './hooks/hook-runner.js';
 import { ExecutorHealthController } from './health/executor-health.controller.js';
 import { InfrastructureReadiness } from './health/infrastructure-readiness.js';
-import { HandlerLauncher, SandboxPool, handlerProcessLimits, sandboxPoolOptions } from '#handler-sandbox/index.js';
+import { HandlerLauncher, HandlerSandboxPool, handlerProcessLimits, sandboxPoolOptions } from '#handler-sandbox/index.js';
 import { createPackageCacheRoot } from './scripts/package-cache-root.js';
 import { ScriptToolRunner } from './scripts/script-tool-runner.js';
 import { TwinStore, twinLimitsOf } from '#twin/index.js';
@@ -75,9 +75,9 @@ export class ExecutorModule {
         inject: [PG_POOL],
       },
       {
-        provide: SandboxPool,
+        provide: HandlerSandboxPool,
         useFactory: () =>
-          new SandboxPool(
+          new HandlerSandboxPool(
             new HandlerLauncher({
               isolation: config.HANDLER_SANDBOX,
               maxFrameBytes: config.SANDBOX_MAX_MESSAGE_MB * 1024 * 1024,

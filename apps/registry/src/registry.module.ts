@@ -14,7 +14,7 @@ import { BaselineController } from './bench/baseline.controller.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { SearchModule } from './search/search.module.js';
 import { SkillsModule } from './skills/skills.module.js';
-import { ToolsModule } from './tools/tools.module.js';
+import { AdapterToolsModule } from './adapter-tools/adapter-tools.module.js';
 import { ToolDefinitionsModule } from './tool-definitions/tool-definitions.module.js';
 import { TwinModule } from './twin/twin.module.js';
 import { VersionsModule } from './versions/versions.module.js';
@@ -44,7 +44,7 @@ export class RegistryModule {
         ExecutionsModule,
         HealthModule,
         GrpcModule,
-        ToolsModule,
+        AdapterToolsModule,
         ToolDefinitionsModule,
         TwinModule,
         McpModule,

@@ -2,4 +2,4 @@ export { isAgentSkillsPackage } from './detect.js';
 export { splitSkillMarkdown } from './frontmatter.js';
 export { loadAgentSkillPackage } from './loader.js';
 export { isAgentSkillsName, toAgentSkillsName, toRegistryName } from './names.js';
-export type { AgentSkillPackage, AgentSkillTool } from './types.js';
+export type { AgentSkillPackage, ScriptTool } from './types.js';

@@ -11,7 +11,7 @@ import { toRegistryName } from './names.js';
 import { entryPointScripts } from './scripts.js';
 import { finishDeclaredTools, toolsFromScripts } from './tools.js';
 import { readToolsFile } from './tools-file.js';
-import type { AgentSkillLoadResult, AgentSkillPackage, AgentSkillTool, SkillDependency } from './types.js';
+import type { AgentSkillLoadResult, AgentSkillPackage, ScriptTool, SkillDependency } from './types.js';
 import { isMapping, parseYamlText } from './yaml-text.js';
 
 const SKILL_MD = 'SKILL.md';
@@ -150,7 +150,7 @@ async function readTools(
   description: string,
   extension: Awaited<ReturnType<typeof checkDccMcp>>,
   issues: IssueList,
-): Promise<AgentSkillTool[]> {
+): Promise<ScriptTool[]> {
   const scripts = entryPointScripts(files);
   let toolsFile = extension.toolsFile;
   if (!extension.toolsDeclared && files.includes('tools.yaml')) {

@@ -7,7 +7,7 @@ import { TOOL_NAME_PATTERN } from './names.js';
 import { describePathProblem, resolvePackagePath } from './package-paths.js';
 import { checkToolExamples } from './tool-examples.js';
 import { entryPointer, readNextTools, readToolFlags, SHORTHAND_HINTS, type EntrySite } from './tool-flags.js';
-import type { AgentSkillTool } from './types.js';
+import type { ScriptTool } from './types.js';
 import { isMapping } from './yaml-text.js';
 
 /**
@@ -47,7 +47,7 @@ const TOOL_KEYS = [
 ];
 
 /** A tool entry after its own checks, before its script is looked up. */
-export type ToolDraft = Omit<AgentSkillTool, 'qualifiedName' | 'scriptFile' | 'script' | 'notExecutableReason'> & {
+export type ToolDraft = Omit<ScriptTool, 'qualifiedName' | 'scriptFile' | 'script' | 'notExecutableReason'> & {
   index: number;
   /** The resolved `source_file`; null when none was written or it did not resolve (see sourceFileRefused). */
   sourceFile: string | null;

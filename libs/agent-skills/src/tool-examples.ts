@@ -2,7 +2,7 @@ import { describeValue } from '#skill-loader/describe.js';
 import type { IssueList } from '#skill-loader/issues.js';
 import { formatValidationErrors, type SchemaValidator } from './json-schemas.js';
 import { entryPointer, type EntrySite } from './tool-flags.js';
-import type { AgentSkillToolExample } from './types.js';
+import type { ScriptToolExample } from './types.js';
 import { isMapping } from './yaml-text.js';
 
 const EXAMPLE_KEYS = ['input', 'output', 'description'];
@@ -17,7 +17,7 @@ export function checkToolExamples(
   site: EntrySite,
   validators: { input: SchemaValidator | null; output: SchemaValidator | null },
   issues: IssueList,
-): AgentSkillToolExample[] {
+): ScriptToolExample[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
     issues.error(
@@ -29,7 +29,7 @@ export function checkToolExamples(
     );
     return [];
   }
-  const examples: AgentSkillToolExample[] = [];
+  const examples: ScriptToolExample[] = [];
   value.forEach((raw, index) => {
     const example = readExample(raw, index, site, issues);
     if (example === null) return;
@@ -53,7 +53,7 @@ export function checkToolExamples(
   return examples;
 }
 
-function readExample(raw: unknown, index: number, site: EntrySite, issues: IssueList): AgentSkillToolExample | null {
+function readExample(raw: unknown, index: number, site: EntrySite, issues: IssueList): ScriptToolExample | null {
   if (!isMapping(raw)) {
     issues.error(
       'examples',

@@ -2,7 +2,7 @@ import { toJsonPointer, type IssueList } from '#skill-loader/issues.js';
 import { qualifiedToolName, TOOL_NAME_PATTERN } from './names.js';
 import { interpreterFor, lookUpScript, notExecutableReason, type ScriptFile } from './scripts.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT_SECONDS, PERMISSIVE_INPUT_SCHEMA, type ToolDraft } from './tool-entry.js';
-import type { AgentSkillTool } from './types.js';
+import type { ScriptTool } from './types.js';
 
 /** Give each checked tools.yaml entry its qualified name and its script (seed 004's lookup order). */
 export function finishDeclaredTools(
@@ -11,8 +11,8 @@ export function finishDeclaredTools(
   scripts: ScriptFile[],
   file: string,
   issues: IssueList,
-): AgentSkillTool[] {
-  const tools = drafts.map((draft): AgentSkillTool => {
+): ScriptTool[] {
+  const tools = drafts.map((draft): ScriptTool => {
     const { index, sourceFile, sourceFileRefused, ...fields } = draft;
     const base = { ...fields, qualifiedName: qualifiedToolName(registryName, draft.name) };
     const pointer = toJsonPointer(['tools', index]);
@@ -59,13 +59,8 @@ export function finishDeclaredTools(
  * Tools of a package that carries `metadata.dcc-mcp` but no tools file: one per entry-point script, named after its
  * stem (hyphens read as underscores), with the permissive input schema and the skill's description.
  */
-export function toolsFromScripts(
-  scripts: ScriptFile[],
-  registryName: string,
-  skillDescription: string,
-  issues: IssueList,
-): AgentSkillTool[] {
-  const tools: AgentSkillTool[] = [];
+export function toolsFromScripts(scripts: ScriptFile[], registryName: string, skillDescription: string, issues: IssueList): ScriptTool[] {
+  const tools: ScriptTool[] = [];
   for (const script of scripts) {
     const name = script.stem.replace(/-/g, '_');
     if (!TOOL_NAME_PATTERN.test(name)) {
@@ -116,7 +111,7 @@ function scriptFields(
   file: string,
   pointer: string,
   issues: IssueList,
-): Pick<AgentSkillTool, 'scriptFile' | 'script' | 'notExecutableReason'> {
+): Pick<ScriptTool, 'scriptFile' | 'script' | 'notExecutableReason'> {
   const interpreter = interpreterFor(path);
   if (interpreter !== null) return { scriptFile: path, script: { path, interpreter }, notExecutableReason: null };
   const reason = notExecutableReason(path) ?? '';
@@ -130,13 +125,7 @@ function scriptFields(
   return { scriptFile: path, script: null, notExecutableReason: reason };
 }
 
-function checkNextToolReferences(
-  tools: AgentSkillTool[],
-  drafts: ToolDraft[],
-  registryName: string,
-  file: string,
-  issues: IssueList,
-): void {
+function checkNextToolReferences(tools: ScriptTool[], drafts: ToolDraft[], registryName: string, file: string, issues: IssueList): void {
   const own = new Set(tools.map((tool) => tool.qualifiedName));
   const prefix = `${registryName}__`;
   tools.forEach((tool, position) => {

@@ -4,14 +4,14 @@ import type { ValidationIssue } from '#skill-loader/issues.js';
 export type ScriptInterpreter = 'python3' | 'bash' | 'node';
 
 /** A declared example of a script tool: promotion runs its input and compares the output. */
-export interface AgentSkillToolExample {
+export interface ScriptToolExample {
   input: Record<string, unknown>;
   output?: Record<string, unknown>;
   description?: string;
 }
 
 /** One MCP tool of an Agent Skills package, backed by a script (or listed without one). */
-export interface AgentSkillTool {
+export interface ScriptTool {
   /** snake_case name inside the skill, e.g. `create_sphere`. */
   name: string;
   /** `<registry_name>__<tool_name>` (seed 004), e.g. `maya_geometry__create_sphere`. */
@@ -30,7 +30,7 @@ export interface AgentSkillTool {
   nextTools: { onSuccess: string[]; onFailure: string[] };
   /** MCP ToolAnnotations as declared, with camelCase keys (`readOnlyHint`, `destructiveHint`, ...). */
   annotations: Record<string, unknown>;
-  examples: AgentSkillToolExample[];
+  examples: ScriptToolExample[];
   /** Tool group from tools.yaml (`group:`), null when ungrouped. */
   group: string | null;
   /** The script backing the tool (package-relative), found by seed 004's lookup order; null when none. */
@@ -71,7 +71,7 @@ export interface AgentSkillPackage {
   searchAliases: string[];
   layer: string | null;
   depends: SkillDependency[];
-  tools: AgentSkillTool[];
+  tools: ScriptTool[];
   /** No tools: the package is instructions, references, assets and scripts for the agent to read. */
   instructionOnly: boolean;
   /** Every file of the package (relative, POSIX separators, sorted; dotfiles, node_modules and dist left out). */

@@ -3,7 +3,7 @@
  * execution of it runs under. A TypeScript package has no entries (its one handler's contract is the
  * version's own fields); an Agent Skills package has one per tools.yaml entry or script.
  */
-export interface StoredTool {
+export interface StoredScriptTool {
   /** snake_case name inside the skill (`create_sphere`). */
   name: string;
   /** `<skill>__<tool>` (seed 004), the MCP tool name. */
@@ -30,7 +30,7 @@ export type SkillFormat = 'typescript' | 'agent-skills';
 
 /** What an execution runs under: a TypeScript handler, or one script tool. */
 export interface RunContract {
-  tool: StoredTool | null;
+  tool: StoredScriptTool | null;
   idempotent: boolean;
   retries: number;
   timeoutSeconds: number;
@@ -46,7 +46,7 @@ export interface RunContract {
 export function runContractOf(
   version: {
     format: SkillFormat;
-    tools: readonly StoredTool[];
+    tools: readonly StoredScriptTool[];
     idempotent: boolean;
     retries: number;
     timeoutSeconds: number;

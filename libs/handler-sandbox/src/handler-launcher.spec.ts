@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { McpBridge } from '@skill-registry/sdk';
 import { HandlerLauncher } from './handler-launcher.js';
-import { SandboxPool } from './sandbox-pool.js';
+import { HandlerSandboxPool } from './sandbox-pool.js';
 import { handlerProcessLimits, sandboxPoolOptions, sandboxSettingsFrom } from './sandbox-settings.js';
 
 const bridge = { invoke: async () => ({}), isAvailable: async () => false, listTools: async () => [] } as unknown as McpBridge;
@@ -15,7 +15,7 @@ describe('HandlerLauncher', () => {
       maxFrameBytes: 1024 * 1024,
       limits: handlerProcessLimits(settings),
     });
-    const pool = new SandboxPool(launcher, sandboxPoolOptions(settings));
+    const pool = new HandlerSandboxPool(launcher, sandboxPoolOptions(settings));
     try {
       const outcome = await pool.run(
         {

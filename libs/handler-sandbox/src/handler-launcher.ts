@@ -11,15 +11,15 @@ import {
   SANDBOX_PACKAGE_DIR,
   SANDBOX_SCRATCH_DIR,
   ScriptSandbox,
-  SandboxUnavailable,
+  ScriptSandboxUnavailable,
   withInheritedFdsClosed,
   type HostSetup,
-  type SandboxIsolation,
+  type IsolationMode,
 } from '#script-sandbox/index.js';
 import { hashKey, Precompiler } from './precompiler.js';
 import type { ProcessSpawn } from './sandbox-process.js';
-import type { SandboxLauncher } from './sandbox-pool.js';
-import type { SandboxHostOptions } from './sandbox-host-options.js';
+import type { HandlerSandboxLauncher } from './sandbox-pool.js';
+import type { HandlerSandboxHostOptions } from './sandbox-host-options.js';
 
 /** Where a sandbox process finds the JavaScript the executor transpiled for its package. */
 const SANDBOX_PRECOMPILED_DIR = '/compiled';
@@ -40,7 +40,7 @@ export interface HandlerProcessLimits {
 }
 
 export interface HandlerLauncherOptions {
-  isolation: SandboxIsolation;
+  isolation: IsolationMode;
   limits: HandlerProcessLimits;
   maxFrameBytes: number;
   /** Where per-process scratch directories are made (default <tmp>/skill-registry/sandboxes). */
@@ -67,7 +67,7 @@ interface Runtime {
  * and the package and writes to the scratch directory only. With the operator's opt-out
  * (`HANDLER_SANDBOX=none`) the same process runs as a plain child with the same environment.
  */
-export class HandlerLauncher implements SandboxLauncher {
+export class HandlerLauncher implements HandlerSandboxLauncher {
   private readonly probe: ScriptSandbox;
   private readonly precompiler: Precompiler;
   private setup: Promise<{ host: HostSetup; runtime: Runtime }> | null = null;
@@ -77,7 +77,7 @@ export class HandlerLauncher implements SandboxLauncher {
     this.precompiler = new Precompiler(this.precompiledRoot());
   }
 
-  /** Checks once that sandbox processes can start here; rejects with SandboxUnavailable naming the package to install. */
+  /** Checks once that sandbox processes can start here; rejects with ScriptSandboxUnavailable naming the package to install. */
   ready(): Promise<{ host: HostSetup; runtime: Runtime }> {
     this.setup ??= this.prepare().catch((error: unknown) => {
       this.setup = null;
@@ -133,7 +133,7 @@ export class HandlerLauncher implements SandboxLauncher {
       scratchDir: isolated ? SANDBOX_SCRATCH_DIR : scratchDir,
       precompiledDir: precompiledDir === null ? null : isolated ? SANDBOX_PRECOMPILED_DIR : precompiledDir,
     };
-    const hostOptions: SandboxHostOptions = {
+    const hostOptions: HandlerSandboxHostOptions = {
       maxFrameBytes: this.options.maxFrameBytes,
       scratchDir: inside.scratchDir,
       precompiledDir: inside.precompiledDir,
@@ -237,7 +237,7 @@ export class HandlerLauncher implements SandboxLauncher {
     try {
       host = await this.probe.host();
     } catch (error) {
-      if (error instanceof SandboxUnavailable) throw new HandlerSandboxUnavailable(error.reason);
+      if (error instanceof ScriptSandboxUnavailable) throw new HandlerSandboxUnavailable(error.reason);
       throw error;
     }
     await mkdir(this.precompiledRoot(), { recursive: true, mode: 0o755 });

@@ -2,7 +2,7 @@
 // with hard timeouts, limits and a framed channel for tool calls, the twin and log lines. Used by the executor
 // and by `skill-registry test` (apps/cli), so an author's examples run exactly as they will in production.
 export { HandlerLauncher } from './handler-launcher.js';
-export { SandboxPool } from './sandbox-pool.js';
+export { HandlerSandboxPool } from './sandbox-pool.js';
 export {
   SANDBOX_VARIABLES,
   handlerProcessLimits,

@@ -2,7 +2,7 @@
 export const SANDBOX_CHANNEL_FD = 3;
 
 /** What the executor tells a sandbox process at start (its first argument, as JSON). */
-export interface SandboxHostOptions {
+export interface HandlerSandboxHostOptions {
   /** Largest frame either side sends or accepts. */
   maxFrameBytes: number;
   /** The process's private writable directory, emptied before each run; its working directory. */

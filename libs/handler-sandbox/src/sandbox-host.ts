@@ -12,9 +12,9 @@ import { LRUCache } from 'lru-cache';
 import { HandlerLoader } from '#skill-loader/handler-loader.js';
 import { FrameChannel } from './frame-channel.js';
 import type { AbortRequest, FromSandbox, RunRequest, ToolReply, ToSandbox, TwinOp } from './sandbox-protocol.js';
-import { SANDBOX_CHANNEL_FD, type SandboxHostOptions } from './sandbox-host-options.js';
+import { SANDBOX_CHANNEL_FD, type HandlerSandboxHostOptions } from './sandbox-host-options.js';
 
-const options = JSON.parse(process.argv[2] ?? '{}') as SandboxHostOptions;
+const options = JSON.parse(process.argv[2] ?? '{}') as HandlerSandboxHostOptions;
 // The package's TypeScript was transpiled by the executor (precompiledDir); what was not, jiti's Babel does here.
 const loader = HandlerLoader.create({ transpiler: 'babel', cacheDir: false, precompiledDir: options.precompiledDir });
 /** Handler classes by package content (a process serves one package; the bound only matters if that changes). */
@@ -171,6 +171,9 @@ async function run(request: RunRequest): Promise<void> {
     send({ type: 'result', runId: request.runId, outcome: 'error', error: { code: code as never, message, details } });
   try {
     const Handler = await handlerFor(request);
+    // Not a second platform check: the registry checked the input once and the executor checks the output once
+    // (HandlerAttempt), outside this untrusted process. These parses are the SDK's handler contract: they give
+    // execute() the value its zod schema types (defaults, transforms) and shape what it returns the same way.
     const input = (Handler.inputSchema as ZodLike).safeParse(request.input);
     if (!input.success) return fail('INPUT_INVALID', 'Input does not match the input schema', { errors: issuesOf(input.error) });
     const context: SkillContext = {

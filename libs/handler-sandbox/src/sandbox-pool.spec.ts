@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpBridge } from '@skill-registry/sdk';
-import { SandboxPool, type SandboxLauncher } from './sandbox-pool.js';
+import { HandlerSandboxPool, type HandlerSandboxLauncher } from './sandbox-pool.js';
 
 /**
  * A stand-in sandbox process speaking the pool's frames on fd 3: answers each run with its input and
@@ -34,9 +34,9 @@ send({ type: 'ready' });
 
 const bridge = { invoke: async () => ({}), isAvailable: async () => false, listTools: async () => [] } as unknown as McpBridge;
 
-describe('SandboxPool', () => {
+describe('HandlerSandboxPool', () => {
   let dir: string;
-  let launcher: SandboxLauncher;
+  let launcher: HandlerSandboxLauncher;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sandbox-pool-'));
@@ -56,7 +56,7 @@ describe('SandboxPool', () => {
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
   const pool = (maxProcesses: number, spawnAfterMs = 200) =>
-    new SandboxPool(launcher, {
+    new HandlerSandboxPool(launcher, {
       maxProcesses,
       spawnAfterMs,
       cancelGraceMs: 100,
@@ -65,7 +65,7 @@ describe('SandboxPool', () => {
       cpuSeconds: 600,
       bounds: { maxFrameBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024, maxMessagesPerSecond: 1000, maxPendingCalls: 8 },
     });
-  const run = (sandbox: SandboxPool, contentHash: string, input: Record<string, unknown>) =>
+  const run = (sandbox: HandlerSandboxPool, contentHash: string, input: Record<string, unknown>) =>
     sandbox.run(
       {
         executionId: 'e',

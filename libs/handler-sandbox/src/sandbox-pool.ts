@@ -1,11 +1,11 @@
 import type { McpBridge } from '@skill-registry/sdk';
 import type { ExecutionError } from '#executions/index.js';
-import { SandboxProcess, type ProcessBounds, type ProcessSpawn, type SandboxOutcome } from './sandbox-process.js';
+import { HandlerSandboxProcess, type ProcessBounds, type ProcessSpawn, type HandlerSandboxOutcome } from './sandbox-process.js';
 import type { RunRequest, ToolReplyBody, TwinCallHandler, TwinOp } from './sandbox-protocol.js';
 
-export type { SandboxOutcome } from './sandbox-process.js';
+export type { HandlerSandboxOutcome } from './sandbox-process.js';
 
-export interface SandboxRunOptions {
+export interface HandlerSandboxRunOptions {
   /** Hard limit: the process is killed when it passes, even if the handler never yields. */
   timeoutMs: number;
   /** Cancellation: the handler's signal fires, and after `cancelGraceMs` the process is killed. */
@@ -26,14 +26,14 @@ export interface SandboxRunOptions {
 }
 
 /** Makes the process spec for a package (HandlerLauncher in the executor; a stand-in in the pool's own tests). */
-export interface SandboxLauncher {
+export interface HandlerSandboxLauncher {
   spawnSpec(packageDir: string, contentHash: string): Promise<ProcessSpawn>;
   /** Null when processes can start here, else why not (the message names what to install). */
   unavailableReason?(): Promise<string | null>;
   close?(): Promise<void>;
 }
 
-export interface SandboxPoolOptions {
+export interface HandlerSandboxPoolOptions {
   /** Most sandbox processes at once, across packages (SANDBOX_MAX_PROCESSES). */
   maxProcesses: number;
   cancelGraceMs: number;
@@ -58,7 +58,7 @@ type Waiter = {
   contentHash: string;
   packageDir: string;
   since: number;
-  take: (process: SandboxProcess) => void;
+  take: (process: HandlerSandboxProcess) => void;
   fail: (error: Error) => void;
 };
 
@@ -69,9 +69,9 @@ type Waiter = {
  * timed-out or cancelled run may have left it in any state). At most maxProcesses exist; a package
  * that needs one when all are taken ends the least recently used idle one, or waits its turn.
  */
-export class SandboxPool {
-  private readonly idle = new Map<string, SandboxProcess[]>();
-  private readonly all = new Set<SandboxProcess>();
+export class HandlerSandboxPool {
+  private readonly idle = new Map<string, HandlerSandboxProcess[]>();
+  private readonly all = new Set<HandlerSandboxProcess>();
   /** Processes being started (they count against maxProcesses), and per package. */
   private starting = 0;
   private readonly startingFor = new Map<string, number>();
@@ -83,8 +83,8 @@ export class SandboxPool {
   private lastReason: string | null | undefined;
 
   constructor(
-    private readonly launcher: SandboxLauncher,
-    private readonly options: SandboxPoolOptions,
+    private readonly launcher: HandlerSandboxLauncher,
+    private readonly options: HandlerSandboxPoolOptions,
   ) {
     this.sweep = setInterval(() => this.retireIdle(), Math.min(10_000, Math.max(100, options.idleMs / 2))).unref();
   }
@@ -111,11 +111,11 @@ export class SandboxPool {
     return { available: reason === null, reason, processes: this.all.size };
   }
 
-  async run(request: Omit<RunRequest, 'type' | 'runId'>, options: SandboxRunOptions): Promise<SandboxOutcome> {
+  async run(request: Omit<RunRequest, 'type' | 'runId'>, options: HandlerSandboxRunOptions): Promise<HandlerSandboxOutcome> {
     const unavailable = await this.unavailableReason();
     if (unavailable)
       return { ok: false, error: { code: 'PRECONDITION_FAILED', message: unavailable, details: { reason: 'SANDBOX_UNAVAILABLE' } } };
-    let process: SandboxProcess;
+    let process: HandlerSandboxProcess;
     try {
       process = await this.acquire(request.contentHash, request.packagePath);
       await process.ready;
@@ -167,11 +167,11 @@ export class SandboxPool {
     await this.launcher.close?.();
   }
 
-  private acquire(contentHash: string, packageDir: string): Promise<SandboxProcess> {
+  private acquire(contentHash: string, packageDir: string): Promise<HandlerSandboxProcess> {
     if (this.closed) return Promise.reject(new Error('sandbox pool is closed'));
     const reused = this.takeIdle(contentHash);
     if (reused) return Promise.resolve(reused);
-    return new Promise<SandboxProcess>((resolve, reject) => {
+    return new Promise<HandlerSandboxProcess>((resolve, reject) => {
       this.waiting.push({ contentHash, packageDir, since: performance.now(), take: resolve, fail: reject });
       this.dispatch();
     });
@@ -237,7 +237,7 @@ export class SandboxPool {
           void spec.cleanUp();
           return waiter.fail(new Error('sandbox pool is closed'));
         }
-        const process = new SandboxProcess(waiter.contentHash, spec, this.options.bounds);
+        const process = new HandlerSandboxProcess(waiter.contentHash, spec, this.options.bounds);
         this.all.add(process);
         process.onExit(() => this.forget(process));
         waiter.take(process);
@@ -250,17 +250,17 @@ export class SandboxPool {
     );
   }
 
-  private takeIdle(contentHash: string): SandboxProcess | null {
+  private takeIdle(contentHash: string): HandlerSandboxProcess | null {
     const list = this.idle.get(contentHash);
     while (list && list.length > 0) {
-      const process = list.pop() as SandboxProcess;
+      const process = list.pop() as HandlerSandboxProcess;
       if (list.length === 0) this.idle.delete(contentHash);
       if (process.alive) return process;
     }
     return null;
   }
 
-  private release(process: SandboxProcess, succeeded: boolean): void {
+  private release(process: HandlerSandboxProcess, succeeded: boolean): void {
     const spent =
       !succeeded ||
       !process.alive ||
@@ -279,7 +279,7 @@ export class SandboxPool {
 
   /** Ends the least recently used idle process (of any package) to make room; false when none is idle. */
   private evictLeastRecentlyUsed(): boolean {
-    let oldest: SandboxProcess | null = null;
+    let oldest: HandlerSandboxProcess | null = null;
     for (const list of this.idle.values()) for (const process of list) if (!oldest || process.lastUsed < oldest.lastUsed) oldest = process;
     if (!oldest) return false;
     this.removeIdle(oldest);
@@ -299,7 +299,7 @@ export class SandboxPool {
     }
   }
 
-  private removeIdle(process: SandboxProcess): void {
+  private removeIdle(process: HandlerSandboxProcess): void {
     const list = this.idle.get(process.contentHash);
     if (!list) return;
     const index = list.indexOf(process);
@@ -308,12 +308,12 @@ export class SandboxPool {
   }
 
   /** Stops a process now (SIGKILL to its group: gone within milliseconds); its slot is free at once. */
-  private discard(process: SandboxProcess): void {
+  private discard(process: HandlerSandboxProcess): void {
     this.all.delete(process);
     process.stop();
   }
 
-  private forget(process: SandboxProcess): void {
+  private forget(process: HandlerSandboxProcess): void {
     this.all.delete(process);
     this.removeIdle(process);
     if (!this.closed) this.dispatch();
@@ -330,7 +330,7 @@ function cancelledFrom(error: ExecutionError): ExecutionError {
 
 /** A tool call of the handler: only tools its version declares reach the bridge. */
 async function callTool(
-  options: SandboxRunOptions,
+  options: HandlerSandboxRunOptions,
   declared: ReadonlySet<string>,
   signal: AbortSignal,
   op: 'invoke' | 'isAvailable' | 'listTools',

@@ -46,7 +46,7 @@ export interface ProcessRunHandlers {
   onLog: (level: string, message: string, fields: Record<string, unknown>) => void;
 }
 
-export type SandboxOutcome = { ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError };
+export type HandlerSandboxOutcome = { ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError };
 
 const STDERR_TAIL_BYTES = 8 * 1024;
 const SIGXCPU_EXIT = 128 + 24;
@@ -56,15 +56,15 @@ interface ActiveRun {
   handlers: ProcessRunHandlers;
   pendingCalls: number;
   outputBytes: number;
-  finish: (outcome: SandboxOutcome) => void;
+  finish: (outcome: HandlerSandboxOutcome) => void;
 }
 
 /**
- * One sandbox process, bound to one package for its whole life (see SandboxPool), running one run at a
+ * One sandbox process, bound to one package for its whole life (see HandlerSandboxPool), running one run at a
  * time. Every frame it sends is parsed as untrusted input and its rate bounded; a violation, a flood of
  * output, an overrun or a crash ends the process and, with a code of its own, the run it was doing.
  */
-export class SandboxProcess {
+export class HandlerSandboxProcess {
   readonly ready: Promise<void>;
   runs = 0;
   cpuMs = 0;
@@ -163,12 +163,12 @@ export class SandboxProcess {
   }
 
   /** Runs one request; the outcome is always an outcome (the process's failures are codes, never exceptions). */
-  run(request: Omit<RunRequest, 'type' | 'runId'>, handlers: ProcessRunHandlers): Promise<SandboxOutcome> {
+  run(request: Omit<RunRequest, 'type' | 'runId'>, handlers: ProcessRunHandlers): Promise<HandlerSandboxOutcome> {
     if (this.current) throw new Error('a sandbox process runs one request at a time');
     const runId = this.nextRunId++;
     this.runs++;
     this.lastUsed = Date.now();
-    return new Promise<SandboxOutcome>((resolve) => {
+    return new Promise<HandlerSandboxOutcome>((resolve) => {
       let graceTimer: NodeJS.Timeout | undefined;
       const timer = setTimeout(
         () =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { HandlerProcessLimits } from './handler-launcher.js';
-import type { SandboxPoolOptions } from './sandbox-pool.js';
+import type { HandlerSandboxPoolOptions } from './sandbox-pool.js';
 
 const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -50,7 +50,7 @@ export function withSandboxDefaults<T extends ParsedSandboxVariables>(
 export function sandboxSettingsFrom(
   env: Record<string, string | undefined>,
   concurrency: number,
-): SandboxSettings & { HANDLER_SANDBOX: 'bubblewrap' | 'none' } {
+): HandlerSandboxSettings & { HANDLER_SANDBOX: 'bubblewrap' | 'none' } {
   const parsed = z.object(SANDBOX_VARIABLES).safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
@@ -60,7 +60,7 @@ export function sandboxSettingsFrom(
 }
 
 /** The sandbox settings of the executor's configuration (also used by `skill-registry test`, with its defaults). */
-export interface SandboxSettings {
+export interface HandlerSandboxSettings {
   SANDBOX_MAX_PROCESSES: number;
   SANDBOX_RUNS_PER_PROCESS: number;
   SANDBOX_IDLE_MS: number;
@@ -80,7 +80,7 @@ const MAX_FILE_MB = 64;
 const MAX_MESSAGES_PER_SECOND = 2000;
 const MAX_PENDING_CALLS = 64;
 
-export function handlerProcessLimits(settings: SandboxSettings): HandlerProcessLimits {
+export function handlerProcessLimits(settings: HandlerSandboxSettings): HandlerProcessLimits {
   return {
     memoryMb: settings.SANDBOX_MEMORY_MB,
     addressSpaceMb: settings.SANDBOX_ADDRESS_SPACE_MB,
@@ -91,7 +91,7 @@ export function handlerProcessLimits(settings: SandboxSettings): HandlerProcessL
   };
 }
 
-export function sandboxPoolOptions(settings: SandboxSettings): SandboxPoolOptions {
+export function sandboxPoolOptions(settings: HandlerSandboxSettings): HandlerSandboxPoolOptions {
   return {
     maxProcesses: settings.SANDBOX_MAX_PROCESSES,
     cancelGraceMs: settings.CANCEL_GRACE_MS,

@@ -1,5 +1,5 @@
-export { SandboxUnavailable, isolationFromEnvironment } from './sandbox-availability.js';
-export type { SandboxIsolation } from './sandbox-availability.js';
+export { ScriptSandboxUnavailable, isolationFromEnvironment } from './sandbox-availability.js';
+export type { IsolationMode } from './sandbox-availability.js';
 export { ScriptSandbox } from './script-sandbox.js';
 export type { ScriptRunRequest } from './script-request.js';
 export { OUTPUT_TOO_LARGE } from './script-outcome.js';

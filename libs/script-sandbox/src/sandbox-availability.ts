@@ -1,8 +1,8 @@
 /** How scripts are isolated: bubblewrap, or not at all (an operator's explicit opt-out). */
-export type SandboxIsolation = 'bubblewrap' | 'none';
+export type IsolationMode = 'bubblewrap' | 'none';
 
 /** Whether bubblewrap isolation works on this machine, and why not. */
-export interface SandboxAvailability {
+export interface BubblewrapAvailability {
   available: boolean;
   reason: string | null;
 }
@@ -16,13 +16,13 @@ const SANDBOX_OPT_OUT_VARIABLE = 'SCRIPT_SANDBOX';
  * processes (minimal environment, scratch directory, timeouts, output bounds; no file-system, network or
  * process isolation).
  */
-export class SandboxUnavailable extends Error {
+export class ScriptSandboxUnavailable extends Error {
   constructor(readonly reason: string) {
     super(
       `Script tools cannot run isolated: ${reason}. Install bubblewrap (Debian package 'bubblewrap': apt-get install bubblewrap), ` +
         `or set ${SANDBOX_OPT_OUT_VARIABLE}=none to run scripts without isolation (operator opt-out).`,
     );
-    this.name = 'SandboxUnavailable';
+    this.name = 'ScriptSandboxUnavailable';
   }
 }
 
@@ -30,7 +30,7 @@ export class SandboxUnavailable extends Error {
  * Reads the isolation from `SCRIPT_SANDBOX`: unset or `bubblewrap` is bubblewrap, `none` is the opt-out;
  * anything else stops the start with a message naming the variable.
  */
-export function isolationFromEnvironment(env: NodeJS.ProcessEnv = process.env): SandboxIsolation {
+export function isolationFromEnvironment(env: NodeJS.ProcessEnv = process.env): IsolationMode {
   const value = env[SANDBOX_OPT_OUT_VARIABLE]?.trim();
   if (value === undefined || value === '' || value === 'bubblewrap') return 'bubblewrap';
   if (value === 'none') return 'none';

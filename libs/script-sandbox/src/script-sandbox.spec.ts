@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isolationFromEnvironment, OUTPUT_TOO_LARGE, SandboxUnavailable, ScriptSandbox } from './index.js';
+import { isolationFromEnvironment, OUTPUT_TOO_LARGE, ScriptSandboxUnavailable, ScriptSandbox } from './index.js';
 import { errorOf, outputOf, processesWith, removePackage, uniqueMarker, writePackage } from './script-package.test-support.js';
 
 const markerSleep = uniqueMarker('4242.');
@@ -202,7 +202,7 @@ describe('ScriptSandbox where bubblewrap is missing', () => {
   it('refuses to run, naming the Debian package and the opt-out', async () => {
     const sandbox = new ScriptSandbox({ isolation: 'bubblewrap', bwrapPath: '/nonexistent/bwrap' });
     const running = sandbox.run({ packageDir, script: 'echo.py', input: {}, timeoutMs: 5000 });
-    await expect(running).rejects.toBeInstanceOf(SandboxUnavailable);
+    await expect(running).rejects.toBeInstanceOf(ScriptSandboxUnavailable);
     await expect(running).rejects.toThrow(/bubblewrap.*apt-get install bubblewrap.*SCRIPT_SANDBOX=none/);
     expect(await ScriptSandbox.detect('/nonexistent/bwrap')).toEqual({
       available: false,

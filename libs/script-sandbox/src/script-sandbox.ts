@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readHostLayout, SANDBOX_PACKAGE_DIR } from './bubblewrap-arguments.js';
 import { findProgram, interpreterCommand, type Interpreter } from './interpreters.js';
-import { SandboxUnavailable, type SandboxAvailability, type SandboxIsolation } from './sandbox-availability.js';
+import { ScriptSandboxUnavailable, type BubblewrapAvailability, type IsolationMode } from './sandbox-availability.js';
 import { createScratchDirectory, pathReachableBy, removeScratchDirectory, type RunAs } from './scratch-directory.js';
 import { directLaunch, isolatedLaunch, startLaunch, type HostSetup, type Launch } from './script-launch.js';
 import { prlimitCommand, resolveLimits } from './script-limits.js';
@@ -12,7 +12,7 @@ import { checkScript, type ScriptRunRequest } from './script-request.js';
 
 export interface ScriptSandboxOptions {
   /** `none` only when the operator opted out explicitly (SCRIPT_SANDBOX=none). */
-  isolation: SandboxIsolation;
+  isolation: IsolationMode;
   /** Default /usr/bin/bwrap. */
   bwrapPath?: string;
   /** Where run directories are made (default the OS temp directory); the sandbox user must reach it. */
@@ -44,17 +44,17 @@ export class ScriptSandbox {
   }
 
   /** Whether bubblewrap isolation can run here (bwrap and prlimit present, a trial sandbox starts). */
-  static async detect(bwrapPath: string = DEFAULT_BWRAP_PATH): Promise<SandboxAvailability> {
+  static async detect(bwrapPath: string = DEFAULT_BWRAP_PATH): Promise<BubblewrapAvailability> {
     try {
       await new ScriptSandbox({ isolation: 'bubblewrap', bwrapPath }).ready();
       return { available: true, reason: null };
     } catch (error) {
-      if (error instanceof SandboxUnavailable) return { available: false, reason: error.reason };
+      if (error instanceof ScriptSandboxUnavailable) return { available: false, reason: error.reason };
       throw error;
     }
   }
 
-  /** Checks once that runs can start; call it at start-up. Rejects with SandboxUnavailable. */
+  /** Checks once that runs can start; call it at start-up. Rejects with ScriptSandboxUnavailable. */
   async ready(): Promise<void> {
     await this.hostSetup();
   }
@@ -70,7 +70,7 @@ export class ScriptSandbox {
   }
 
   /**
-   * Runs one script. Every problem of the script is an outcome; it rejects only with SandboxUnavailable,
+   * Runs one script. Every problem of the script is an outcome; it rejects only with ScriptSandboxUnavailable,
    * or with a RangeError/TypeError for a malformed request (limits, timeout, env names).
    */
   async run(request: ScriptRunRequest): Promise<ScriptOutcome> {
@@ -151,20 +151,20 @@ export class ScriptSandbox {
 
   private async probeHost(): Promise<HostSetup> {
     const bash = await findProgram('bash', '/usr');
-    if (bash === null) throw new SandboxUnavailable('bash was not found in /usr/bin');
+    if (bash === null) throw new ScriptSandboxUnavailable('bash was not found in /usr/bin');
     if (this.options.isolation === 'none') return { bash, prlimit: await findProgram('prlimit'), layout: null, runAs: null };
     try {
       await access(this.bwrapPath(), constants.X_OK);
     } catch {
-      throw new SandboxUnavailable(`bubblewrap was not found at ${this.bwrapPath()}`);
+      throw new ScriptSandboxUnavailable(`bubblewrap was not found at ${this.bwrapPath()}`);
     }
     const prlimit = await findProgram('prlimit', '/usr');
-    if (prlimit === null) throw new SandboxUnavailable('prlimit (Debian package util-linux) was not found in /usr/bin');
+    if (prlimit === null) throw new ScriptSandboxUnavailable('prlimit (Debian package util-linux) was not found in /usr/bin');
     const runAs = process.getuid?.() === 0 ? (this.options.runAs ?? NOBODY) : null;
     const setup: HostSetup = { bash, prlimit, layout: await readHostLayout(), runAs };
     const blocked = runAs ? await pathReachableBy(this.scratchRoot(), runAs) : null;
     if (blocked !== null) {
-      throw new SandboxUnavailable(
+      throw new ScriptSandboxUnavailable(
         `the scratch root ${this.scratchRoot()} cannot be reached by the sandbox user (uid ${runAs?.uid}): ${blocked}`,
       );
     }
@@ -186,7 +186,7 @@ export class ScriptSandbox {
       });
       if (end.kind !== 'exited' || end.exitCode !== 0) {
         const why = end.spawnError?.message ?? (end.stderrTail.trim() || `exit code ${end.exitCode}`);
-        throw new SandboxUnavailable(`bubblewrap cannot create a sandbox on this machine (${why})`);
+        throw new ScriptSandboxUnavailable(`bubblewrap cannot create a sandbox on this machine (${why})`);
       }
     } finally {
       await removeScratchDirectory(scratchDir);

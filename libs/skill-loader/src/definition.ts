@@ -7,7 +7,7 @@ import { IssueList, toJsonPointer } from './issues.js';
 import { SCHEMA_REF_PATTERN } from './schema-check.js';
 
 /** An MCP tool a skill needs, as declared in definition.json. */
-export interface ToolRef {
+export interface AdapterToolRef {
   /** `<adapter>.<method>`, e.g. `calculix.run_fea`. */
   tool_id: string;
   capability: string;
@@ -45,7 +45,7 @@ export interface SkillDefinition {
   agent: string;
   description: string;
   phase: number;
-  tools_required: ToolRef[];
+  tools_required: AdapterToolRef[];
   /** `schema.<ExportName>`: the schema.ts export describing the input. */
   input_schema: string;
   /** `schema.<ExportName>`: the schema.ts export describing the output. */

@@ -1,7 +1,7 @@
 export {
   type SkillDefinition,
   type SkillExample,
-  type ToolRef,
+  type AdapterToolRef,
   type SkillDependency,
   type CompatibilityPolicy,
   COMPATIBILITY_POLICIES,

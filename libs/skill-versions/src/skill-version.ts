@@ -1,5 +1,5 @@
-import type { SkillFormat, SkillStatusName, StoredTool } from '#contracts/index.js';
-import type { CompatibilityPolicy, SkillDependency, SkillExample, ToolRef, ValidationIssue } from '#skill-loader/index.js';
+import type { SkillFormat, SkillStatusName, StoredScriptTool } from '#contracts/index.js';
+import type { CompatibilityPolicy, SkillDependency, SkillExample, AdapterToolRef, ValidationIssue } from '#skill-loader/index.js';
 
 /** One row of skill_versions (with its skill's name), as the registry and the executor read it. */
 export interface StoredSkillVersion {
@@ -11,7 +11,7 @@ export interface StoredSkillVersion {
   agent: string;
   description: string;
   phase: number;
-  toolsRequired: ToolRef[];
+  toolsRequired: AdapterToolRef[];
   inputSchemaRef: string;
   outputSchemaRef: string;
   inputSchema: Record<string, unknown> | null;
@@ -27,7 +27,7 @@ export interface StoredSkillVersion {
   compatibility: CompatibilityPolicy;
   /** `typescript` (one handler: the fields above are its contract) or `agent-skills` (contracts per tool). */
   format: SkillFormat;
-  tools: StoredTool[];
+  tools: StoredScriptTool[];
   /** Agent Skills packages: the frontmatter, as the MCP Skills extension and views serve it. */
   agentSkill: AgentSkillFrontmatter | null;
   packagePath: string;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
 import { EXECUTION_QUEUE, ExecutionConsumer, ExecutionQueue } from '#executions/index.js';
-import { SandboxPool } from '#handler-sandbox/index.js';
+import { HandlerSandboxPool } from '#handler-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution-runner.js';
@@ -26,7 +26,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
     private readonly running: RunningAttempts,
     private readonly lost: LostAttempts,
     private readonly reconciler: QueueReconciler,
-    private readonly sandbox: SandboxPool,
+    private readonly sandbox: HandlerSandboxPool,
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
     private readonly metrics: ExecutorMetrics,
   ) {}

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
 import { JsonSchemaValidator, type RunContract } from '#contracts/index.js';
 import { ExecutionEventLog, type ExecutableVersion, type ExecutionEvent, type ExecutionRecord } from '#executions/index.js';
-import { SandboxPool } from '#handler-sandbox/index.js';
+import { HandlerSandboxPool } from '#handler-sandbox/index.js';
 import { ExecutionBridgeView, missingTools, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
 import { PackageCache, PackageUnavailable } from '#package-store/index.js';
 import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
@@ -38,7 +38,7 @@ export class HandlerAttempt {
   constructor(
     private readonly hooks: HookRunner,
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
-    private readonly sandbox: SandboxPool,
+    private readonly sandbox: HandlerSandboxPool,
     private readonly scripts: ScriptToolRunner,
     private readonly packages: PackageCache,
     private readonly twin: TwinGateway,
@@ -66,7 +66,8 @@ export class HandlerAttempt {
       const outcome =
         version.format === 'agent-skills' ? await this.scripts.run(execution, version, contract, signal) : await this.runHandler(attempt);
       if (!outcome.ok) return outcome;
-      // The stored JSON Schema is the contract agents rely on: check it, not only the handler's zod schema.
+      // The one output check (the input's is the registry's, before the execution exists): the stored JSON Schema
+      // agents rely on, here outside the sandbox, since nothing the handler's process says about itself counts.
       // Keyed by tool too: the tools of one Agent Skills package share its content hash.
       const violations = contract.outputSchema
         ? this.validator.validate(contract.outputSchema, outcome.output, `${version.contentHash}:${contract.tool?.name ?? ''}:output`)

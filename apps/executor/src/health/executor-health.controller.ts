@@ -2,7 +2,7 @@ import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/co
 import { InfrastructureReadiness } from './infrastructure-readiness.js';
 import { RunningAttempts } from '../execution/running-attempts.js';
 import { ScriptToolRunner } from '../scripts/script-tool-runner.js';
-import { SandboxPool } from '#handler-sandbox/index.js';
+import { HandlerSandboxPool } from '#handler-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 
 /**
@@ -16,7 +16,7 @@ export class ExecutorHealthController {
     private readonly infrastructure: InfrastructureReadiness,
     private readonly running: RunningAttempts,
     private readonly scripts: ScriptToolRunner,
-    private readonly sandbox: SandboxPool,
+    private readonly sandbox: HandlerSandboxPool,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
   ) {}
 

@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import type pg from 'pg';
 import { DURATION_BUCKETS, createMetricsRegistry, seconds } from '#observability/index.js';
 import type { ExecutionError, ExecutionRecord } from '#executions/index.js';
-import { SandboxPool } from '#handler-sandbox/index.js';
+import { HandlerSandboxPool } from '#handler-sandbox/index.js';
 
 /** Where the gauges read what they report at scrape time (set by the worker once its queue exists). */
 export interface QueueProbe {
@@ -51,7 +51,7 @@ export class ExecutorMetrics {
     registers: [this.registry],
   });
 
-  constructor(@Inject('PG_POOL_HEALTH') pool: pg.Pool, sandbox: SandboxPool) {
+  constructor(@Inject('PG_POOL_HEALTH') pool: pg.Pool, sandbox: HandlerSandboxPool) {
     const queueOf = () => this.queue;
     new Gauge({
       name: 'skill_queue_jobs',

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runContractOf, type StoredTool } from '#contracts/index.js';
+import { runContractOf, type StoredScriptTool } from '#contracts/index.js';
 import type { ExecutableVersion, ExecutionRecord } from '#executions/index.js';
 import { PackageCache } from '#package-store/index.js';
 import { ScriptSandbox } from '#script-sandbox/index.js';
@@ -9,7 +9,7 @@ import { loadExecutorConfig } from '../config/executor-config.js';
 import { createPackageCacheRoot } from './package-cache-root.js';
 import { ScriptToolRunner } from './script-tool-runner.js';
 
-function tool(name: string, script: StoredTool['script'], notExecutableReason: string | null = null): StoredTool {
+function tool(name: string, script: StoredScriptTool['script'], notExecutableReason: string | null = null): StoredScriptTool {
   return {
     name,
     qualified_name: `demo__${name}`,

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { JsonSchemaValidator, type RunContract } from '#contracts/index.js';
+import type { RunContract } from '#contracts/index.js';
 import type { ExecutableVersion, ExecutionError, ExecutionRecord } from '#executions/index.js';
 import { PackageCache } from '#package-store/index.js';
-import { SandboxUnavailable, ScriptSandbox, type SandboxIsolation } from '#script-sandbox/index.js';
+import { ScriptSandboxUnavailable, ScriptSandbox, type IsolationMode } from '#script-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { packageCacheBlocked } from './package-cache-root.js';
 
@@ -11,7 +11,7 @@ export type HandlerOutcome = { ok: true; output: Record<string, unknown> } | { o
 
 /** Whether script tools can run on this executor, for the log at start and the health endpoint. */
 export interface ScriptToolsStatus {
-  isolation: SandboxIsolation;
+  isolation: IsolationMode;
   available: boolean;
   /** Why not (names the Debian package and the opt-out), null when available. */
   reason: string | null;
@@ -20,12 +20,11 @@ export interface ScriptToolsStatus {
 /**
  * Runs the handler of an Agent Skills execution: the tool's script, in the ScriptSandbox, from the
  * package materialised out of the store. The attempt around it (retries, cancellation, events,
- * heartbeats, takeover) is ExecutionRunner's, the same as for TypeScript skills.
+ * heartbeats, takeover) is ExecutionRunner's, the same as for TypeScript skills; so is the output check.
  */
 @Injectable()
 export class ScriptToolRunner implements OnModuleInit {
   private readonly logger = new Logger('ScriptTools');
-  private readonly validator = new JsonSchemaValidator();
   private current: ScriptToolsStatus;
 
   constructor(
@@ -63,11 +62,8 @@ export class ScriptToolRunner implements OnModuleInit {
     // Re-checked while unavailable: installing bubblewrap or fixing the cache directory needs no restart.
     const status = this.current.available ? this.current : await this.check();
     if (!status.available) return failure('PRECONDITION_FAILED', status.reason as string, { tool: tool.name, isolation: status.isolation });
-    // The TypeScript path checks input with the handler's zod schema; a script has only the stored JSON Schema.
-    const violations = this.validator.validate(contract.inputSchema ?? {}, execution.input, `${version.contentHash}:${tool.name}:input`);
-    if (violations.length > 0) {
-      return failure('INPUT_INVALID', `Input does not match the input schema of tool '${tool.name}'`, { errors: violations });
-    }
+    // The input was checked once against this tool's stored schema, by the registry before the execution existed
+    // (ExecuteSkill); the output is checked once, by HandlerAttempt, for scripts and TypeScript handlers alike.
     // Only the bytes the registry stored run, exactly as for TypeScript skills.
     const packageDir = await this.packages.directory(version.contentHash);
     try {
@@ -84,7 +80,7 @@ export class ScriptToolRunner implements OnModuleInit {
       if (outcome.stderrTail) this.logger.debug(`[${version.name} ${tool.name} ${execution.id}] stderr: ${outcome.stderrTail}`);
       return { ok: true, output: outcome.output };
     } catch (error) {
-      if (!(error instanceof SandboxUnavailable)) throw error;
+      if (!(error instanceof ScriptSandboxUnavailable)) throw error;
       this.current = { isolation: this.config.SCRIPT_SANDBOX, available: false, reason: error.message };
       return failure('PRECONDITION_FAILED', error.message, { tool: tool.name, isolation: this.config.SCRIPT_SANDBOX });
     }

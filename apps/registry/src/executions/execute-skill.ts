@@ -23,7 +23,7 @@ import {
   RequestInvalid,
   SkillNotExecutable,
   SkillNotFound,
-  ToolNotFound,
+  ScriptToolNotFound,
 } from '../problem/domain-errors.js';
 import { ExecutionWaiters } from './execution-infrastructure.js';
 
@@ -194,7 +194,7 @@ export class ExecuteSkill {
           [{ field: 'tool', message: names.length ? `one of ${names.join(', ')}` : 'this skill has no tools' }],
         );
       }
-      throw new ToolNotFound(version.name, version.version, tool, names);
+      throw new ScriptToolNotFound(version.name, version.version, tool, names);
     }
     if (contract.tool && !contract.tool.script) {
       throw new SkillNotExecutable(

@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import { SKILL_STATUSES } from '#contracts/index.js';
 import { DURATION_BUCKETS, createMetricsRegistry, seconds } from '#observability/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { ToolDirectory } from '../tools/tool-directory.js';
+import { AdapterToolDirectory } from '../adapter-tools/adapter-tool-directory.js';
 
 export type Transport = 'rest' | 'grpc' | 'mcp';
 
@@ -30,7 +30,7 @@ export class RegistryMetrics {
     registers: [this.registry],
   });
 
-  constructor(catalog: SkillCatalog, tools: ToolDirectory) {
+  constructor(catalog: SkillCatalog, tools: AdapterToolDirectory) {
     new Gauge({
       name: 'skill_registry_versions',
       help: 'Skill versions in the catalog, by status',

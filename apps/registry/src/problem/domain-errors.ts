@@ -69,7 +69,7 @@ export class VersionImmutable extends DomainError {
   }
 }
 
-export class ToolNotFound extends DomainError {
+export class ScriptToolNotFound extends DomainError {
   readonly code = 'TOOL_NOT_FOUND';
   constructor(name: string, version: string, tool: string, tools: string[]) {
     super(`Skill '${name}' ${version} has no tool '${tool}'; its tools: ${tools.join(', ') || 'none'}`, { name, version, tool, tools });

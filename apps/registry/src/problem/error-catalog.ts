@@ -27,7 +27,7 @@ import {
   SchemaInvalid,
   SkillNotExecutable,
   SkillNotFound,
-  ToolNotFound,
+  ScriptToolNotFound,
   VersionImmutable,
 } from './domain-errors.js';
 
@@ -88,7 +88,7 @@ export const ERROR_CATALOG = {
   TOOL_NOT_FOUND: {
     http: 404,
     grpc: GrpcStatus.NOT_FOUND,
-    sample: () => new ToolNotFound('pdf-notes', '1.0.0', 'summarise', ['extract_text']),
+    sample: () => new ScriptToolNotFound('pdf-notes', '1.0.0', 'summarise', ['extract_text']),
   },
   PACKAGE_FILE_NOT_FOUND: {
     http: 404,

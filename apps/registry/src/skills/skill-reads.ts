@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { JsonRead } from './conditional-get.js';
-import { ToolDirectory } from '../tools/tool-directory.js';
+import { AdapterToolDirectory } from '../adapter-tools/adapter-tool-directory.js';
 import type { ListSkillsQuery } from './skills.dto.js';
 import { SkillJsonCache } from './skill-json-cache.js';
 import { SkillQueries } from './skill-queries.js';
@@ -18,7 +18,7 @@ export class SkillReads {
     private readonly catalog: SkillCatalog,
     private readonly queries: SkillQueries,
     private readonly json: SkillJsonCache,
-    private readonly tools: ToolDirectory,
+    private readonly tools: AdapterToolDirectory,
   ) {}
 
   /** `key` names the query for the page cache; the read fast path passes the one it remembered with the parsed query. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import semver from 'semver';
-import type { AgentSkillPackage, AgentSkillTool } from '#agent-skills/index.js';
-import type { StoredTool } from '#contracts/index.js';
+import type { AgentSkillPackage, ScriptTool } from '#agent-skills/index.js';
+import type { StoredScriptTool } from '#contracts/index.js';
 import type { LoadedSkillPackage, ValidationIssue } from '#skill-loader/index.js';
 import type { NewSkillVersion } from '../catalog/skill-records.js';
 
@@ -53,7 +53,7 @@ export function versionFromPackage(loaded: LoadedSkillPackage): NewSkillVersion 
   };
 }
 
-function storedTool(tool: AgentSkillTool): StoredTool {
+function storedTool(tool: ScriptTool): StoredScriptTool {
   return {
     name: tool.name,
     qualified_name: tool.qualifiedName,

@@ -2,23 +2,23 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { RequestInvalid } from '../problem/domain-errors.js';
-import { ToolDirectory } from './tool-directory.js';
+import { AdapterToolDirectory } from './adapter-tool-directory.js';
 import { ApiJson, ApiQueryParams } from '../openapi/api-decorators.js';
-import { type ToolListView, toolListView } from './tools.views.js';
+import { type AdapterToolListView, adapterToolListView } from './adapter-tools.views.js';
 
 /** Query of GET /v1/tools. */
 const toolsQuery = z.object({ capability: z.string().min(1).max(100).optional() }).strict();
 
 @ApiTags('tools')
 @Controller('v1/tools')
-export class ToolsController {
-  constructor(private readonly directory: ToolDirectory) {}
+export class AdapterToolsController {
+  constructor(private readonly directory: AdapterToolDirectory) {}
 
   @Get()
   @ApiOperation({ summary: 'Every tool of the configured adapters: availability, capability and schemas' })
   @ApiQueryParams(toolsQuery, { capability: 'Only tools declaring this capability' })
-  @ApiJson(200, toolListView, { description: 'The tools, and the reachability of each adapter' })
-  async list(@Query() rawQuery: Record<string, unknown>): Promise<ToolListView> {
+  @ApiJson(200, adapterToolListView, { description: 'The tools, and the reachability of each adapter' })
+  async list(@Query() rawQuery: Record<string, unknown>): Promise<AdapterToolListView> {
     const parsed = toolsQuery.safeParse(rawQuery ?? {});
     if (!parsed.success) {
       throw new RequestInvalid(

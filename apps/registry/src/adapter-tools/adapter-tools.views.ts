@@ -35,6 +35,9 @@ const adapterStatusView = apiComponent(
   'Reachability of one configured adapter',
 );
 
-export const toolListView = apiComponent('ToolList', z.object({ items: z.array(adapterToolView), adapters: z.array(adapterStatusView) }));
+export const adapterToolListView = apiComponent(
+  'ToolList',
+  z.object({ items: z.array(adapterToolView), adapters: z.array(adapterStatusView) }),
+);
 
-export type ToolListView = z.input<typeof toolListView>;
+export type AdapterToolListView = z.input<typeof adapterToolListView>;

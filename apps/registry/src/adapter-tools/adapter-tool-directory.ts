@@ -6,11 +6,11 @@ import {
   type AdapterStatus,
   type BridgeToolDescriptor,
 } from '#mcp-bridge/index.js';
-import type { ToolRef } from '#skill-loader/index.js';
+import type { AdapterToolRef } from '#skill-loader/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 /** Availability of one tool a skill requires. */
-export interface RequiredToolStatus {
+export interface RequiredAdapterToolStatus {
   tool_id: string;
   capability: string;
   required: boolean;
@@ -23,7 +23,7 @@ export interface RequiredToolStatus {
  * (availability cached briefly and refreshed in the background).
  */
 @Injectable()
-export class ToolDirectory implements OnApplicationShutdown {
+export class AdapterToolDirectory implements OnApplicationShutdown {
   private readonly bridge: McpBridgeClient | null;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
@@ -43,14 +43,14 @@ export class ToolDirectory implements OnApplicationShutdown {
    * Availability of each tool in `required`, for a skill's view: at once (an array) while the cached
    * listings answer, else a promise (an adapter's listing is refreshed first).
    */
-  statusOf(required: ToolRef[]): RequiredToolStatus[] | Promise<RequiredToolStatus[]> {
+  statusOf(required: AdapterToolRef[]): RequiredAdapterToolStatus[] | Promise<RequiredAdapterToolStatus[]> {
     const now = required.map((ref) => (this.bridge ? this.bridge.getToolNow(ref.tool_id) : null));
     if (!now.includes(undefined)) return required.map((ref, index) => this.statusFrom(ref, now[index] ?? null));
     const bridge = this.bridge as McpBridgeClient;
     return Promise.all(required.map(async (ref) => this.statusFrom(ref, await bridge.getTool(ref.tool_id).catch(() => null))));
   }
 
-  private statusFrom(ref: ToolRef, tool: BridgeToolDescriptor | null): RequiredToolStatus {
+  private statusFrom(ref: AdapterToolRef, tool: BridgeToolDescriptor | null): RequiredAdapterToolStatus {
     const reason = tool
       ? tool.unavailableReason
       : this.bridge
