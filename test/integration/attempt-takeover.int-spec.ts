@@ -1,8 +1,7 @@
 import pg from 'pg';
 import { ExecutionsRepository, type ExecutionError, type ExecutionRecord } from '#executions/index.js';
-import { createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
+import { PgListener, createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
-import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const LOST: ExecutionError = { code: 'WORKER_LOST', message: 'lost', details: {} };
@@ -23,7 +22,7 @@ describe('takeover of lost attempts (guarded by attempt and heartbeat)', () => {
     db = await createTestDatabase('takeover');
     prisma = createPrismaClient(createPgPool(db.url, 2));
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
-    const skills = new SkillsRepository(prisma, pool, loadConfig({ DATABASE_URL: db.url }));
+    const skills = new SkillsRepository(prisma, pool, new PgListener(db.url));
     const created = await skills.createVersion(
       {
         name: 'alpha',

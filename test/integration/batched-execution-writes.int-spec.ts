@@ -9,7 +9,6 @@ import {
 } from '#executions/index.js';
 import { PgListener, createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
-import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { eventually } from '../support/executions.js';
 
@@ -30,7 +29,7 @@ describe('batched execution writes (group commit)', () => {
     db = await createTestDatabase('batched_writes');
     prisma = createPrismaClient(createPgPool(db.url, 2));
     pool = new pg.Pool({ connectionString: db.url, max: 8 });
-    const skills = new SkillsRepository(prisma, pool, loadConfig({ DATABASE_URL: db.url }));
+    const skills = new SkillsRepository(prisma, pool, new PgListener(db.url));
     const created = await skills.createVersion(
       {
         name: 'alpha',
@@ -198,11 +197,11 @@ describe('batched execution writes (group commit)', () => {
 
   it('every finished row is announced, after its commit, with its final record', async () => {
     const heard: ExecutionRecord[] = [];
-    const listener = new PgListener(db.url, EXECUTION_FINISHED_CHANNEL, (payload) => {
+    const listener = new PgListener(db.url);
+    await listener.listen(EXECUTION_FINISHED_CHANNEL, (payload) => {
       const decoded = decodeFinished(payload);
       if (decoded?.execution) heard.push(decoded.execution);
     });
-    await listener.start();
     try {
       const writes = new BatchedExecutionWrites(executions, { maxBatch: 64, windowMs: 2 });
       const ids = (await Promise.all(Array.from({ length: 10 }, () => writes.create(newExecution())))).map(({ record }) => record.id);

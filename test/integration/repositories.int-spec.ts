@@ -3,7 +3,6 @@ import { EXECUTION_FINISHED_CHANNEL, ExecutionsRepository, FINISHED_PAYLOAD_MAX_
 import { PgListener, createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import type { NewSkillVersion } from '../../apps/registry/src/catalog/skill-records.js';
-import { loadConfig } from '../../apps/registry/src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { eventually } from '../support/executions.js';
 
@@ -53,12 +52,11 @@ describe('repositories against the real Postgres', () => {
     db = await createTestDatabase('repositories');
     prisma = createPrismaClient(createPgPool(db.url, 4));
     pool = new pg.Pool({ connectionString: db.url, max: 4 });
-    skills = new SkillsRepository(prisma, pool, loadConfig({ DATABASE_URL: db.url }));
+    skills = new SkillsRepository(prisma, pool, new PgListener(db.url));
     executions = new ExecutionsRepository(pool);
   });
 
   afterAll(async () => {
-    await skills?.onModuleDestroy();
     await prisma?.$disconnect();
     await pool?.end();
     await db?.drop();
@@ -143,8 +141,8 @@ describe('repositories against the real Postgres', () => {
   it('announces every end of an execution with its committed record, exactly once, by id alone when large', async () => {
     const version = (await skills.findVersion('alpha', '1.0.0'))!;
     const heard: string[] = [];
-    const listener = new PgListener(db.url, EXECUTION_FINISHED_CHANNEL, (payload) => heard.push(payload));
-    await listener.start();
+    const listener = new PgListener(db.url);
+    await listener.listen(EXECUTION_FINISHED_CHANNEL, (payload) => heard.push(payload));
     try {
       const newExecution = async () =>
         (
@@ -182,17 +180,54 @@ describe('repositories against the real Postgres', () => {
     }
   });
 
+  it('serves every channel of a process on one connection, and after a kill listens on all of them again', async () => {
+    const heard: string[] = [];
+    const reconnects: string[] = [];
+    const listener = new PgListener(db.url);
+    const backends = async () =>
+      (
+        await pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN test_shared_%'`,
+        )
+      ).rows;
+    await Promise.all(
+      ['test_shared_one', 'test_shared_two'].map((channel) =>
+        listener.listen(
+          channel,
+          (payload) => heard.push(`${channel}:${payload}`),
+          () => reconnects.push(channel),
+        ),
+      ),
+    );
+    try {
+      await expect(listener.listen('test_shared_one', () => undefined)).rejects.toThrow(/already listening/);
+      expect(await backends()).toHaveLength(1);
+      await pool.query(`SELECT pg_notify('test_shared_one', 'a'), pg_notify('test_shared_two', 'b')`);
+      await eventually(async () => heard.length === 2, 5000);
+      expect(heard.sort()).toEqual(['test_shared_one:a', 'test_shared_two:b']);
+
+      await pool.query(`SELECT pg_terminate_backend($1)`, [(await backends())[0]!.pid]);
+      await eventually(async () => reconnects.length === 2, 10_000);
+      expect(reconnects.sort()).toEqual(['test_shared_one', 'test_shared_two']);
+      await pool.query(`SELECT pg_notify('test_shared_one', 'c'), pg_notify('test_shared_two', 'd')`);
+      await eventually(async () => heard.length === 4, 5000);
+      expect(heard.slice(2).sort()).toEqual(['test_shared_one:c', 'test_shared_two:d']);
+      expect(await backends()).toHaveLength(1);
+    } finally {
+      await listener.stop();
+    }
+  });
+
   it('listens again after its connection is killed, and reports it so its owner re-reads what it missed', async () => {
     const channel = 'test_listener_reconnect';
     const heard: string[] = [];
     let reconnects = 0;
-    const listener = new PgListener(
-      db.url,
+    const listener = new PgListener(db.url);
+    await listener.listen(
       channel,
       (payload) => heard.push(payload),
       () => reconnects++,
     );
-    await listener.start();
     try {
       const killed = await pool.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = $1`,

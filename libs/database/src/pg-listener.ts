@@ -1,41 +1,64 @@
 import pg from 'pg';
 import { connectionOptions } from './pg-pool.js';
 
+interface Channel {
+  onPayload: (payload: string) => void;
+  onReconnect: () => void;
+}
+
 /**
- * A dedicated Postgres connection that LISTENs on one channel. When the link drops it reconnects
- * (every second until it succeeds) and then calls `onReconnect`: notifications sent while it was
- * away are lost, so the owner re-reads whatever it was waiting for.
+ * The process's one dedicated Postgres connection for notifications: each owner LISTENs on a channel of
+ * its own through it. When the link drops it reconnects (every second until it succeeds), LISTENs on every
+ * channel again and then calls each channel's `onReconnect`: notifications sent while it was away are
+ * lost, so each owner re-reads whatever it was waiting for.
  */
 export class PgListener {
   private client: pg.Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private readonly channels = new Map<string, Channel>();
   private stopped = false;
 
-  constructor(
-    private readonly databaseUrl: string,
-    private readonly channel: string,
-    private readonly onPayload: (payload: string) => void,
-    private readonly onReconnect: () => void = () => undefined,
-  ) {
-    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a plain channel name: ${channel}`);
-  }
+  constructor(private readonly databaseUrl: string) {}
 
-  /** Connects and LISTENs; rejects if the first connection fails. */
-  async start(): Promise<void> {
-    this.stopped = false;
-    await this.connect();
+  /**
+   * LISTENs on `channel`, connecting first if this is the first channel; rejects if that connection
+   * fails (the channel is then not kept). One owner per channel.
+   */
+  async listen(channel: string, onPayload: (payload: string) => void, onReconnect: () => void = () => undefined): Promise<void> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a plain channel name: ${channel}`);
+    if (this.channels.has(channel)) throw new Error(`already listening on ${channel}`);
+    if (this.stopped) throw new Error('the listener is stopped');
+    this.channels.set(channel, { onPayload, onReconnect });
+    try {
+      // A connection made from here on LISTENs on every channel in the map, this one included; one made
+      // before gets its own LISTEN (repeating a LISTEN is harmless).
+      if (!this.client) await this.connected();
+      const client = this.client as pg.Client | null;
+      if (client) await client.query(`LISTEN ${channel}`);
+    } catch (error) {
+      this.channels.delete(channel);
+      throw error;
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.connecting?.catch(() => undefined);
     const client = this.client;
     this.client = null;
+    this.channels.clear();
     await client?.end().catch(() => undefined);
+  }
+
+  /** One connection attempt at a time, whether a first listen or a reconnect asks for it. */
+  private connected(): Promise<void> {
+    return (this.connecting ??= this.connect().finally(() => (this.connecting = null)));
   }
 
   private async connect(): Promise<void> {
     const client = new pg.Client(connectionOptions(this.databaseUrl));
     client.on('notification', (message) => {
-      if (message.channel === this.channel && message.payload !== undefined) this.onPayload(message.payload);
+      if (message.payload !== undefined) this.channels.get(message.channel)?.onPayload(message.payload);
     });
     client.on('error', () => {
       if (this.client !== client) return;
@@ -45,7 +68,7 @@ export class PgListener {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${this.channel}`);
+      for (const channel of this.channels.keys()) await client.query(`LISTEN ${channel}`);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -60,7 +83,13 @@ export class PgListener {
   private reconnectSoon(): void {
     setTimeout(() => {
       if (this.stopped) return;
-      this.connect().then(this.onReconnect, () => this.reconnectSoon());
+      // A listen() may have connected meanwhile; the owners missed the gap either way.
+      (this.client ? Promise.resolve() : this.connected()).then(
+        () => {
+          for (const channel of this.channels.values()) channel.onReconnect();
+        },
+        () => this.reconnectSoon(),
+      );
     }, 1000).unref();
   }
 }

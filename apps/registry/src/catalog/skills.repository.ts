@@ -1,11 +1,10 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { PgListener, Prisma, PrismaClient } from '#database/index.js';
 import type { SkillStatusName } from '#contracts/index.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { LifecycleEventRecord, NewLifecycleEvent, NewSkillVersion, SkillRecord, SkillVersionRecord } from './skill-records.js';
 import { SkillVersionReader, pgRows, readSkillVersionRow } from '#skill-versions/index.js';
 import type pg from 'pg';
-import { DATABASE_POOL } from '../config/database-pool.js';
+import { DATABASE_LISTENER, DATABASE_POOL } from '../config/database-pool.js';
 import { groupBySkill, isUniqueViolation, toColumns, toRecord } from './skill-version-rows.js';
 
 /** Postgres channel on which every change to a skill is announced (payload: a JSON SkillChange). */
@@ -34,14 +33,13 @@ export interface VersionPatch {
 
 /** The only place that reads and writes skills, versions and lifecycle events. */
 @Injectable()
-export class SkillsRepository implements OnModuleDestroy {
-  private listener: PgListener | null = null;
+export class SkillsRepository {
   private readonly reader: SkillVersionReader;
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(DATABASE_POOL) pool: pg.Pool,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_LISTENER) private readonly listener: PgListener,
   ) {
     this.reader = new SkillVersionReader(pgRows(pool));
   }
@@ -163,8 +161,7 @@ export class SkillsRepository implements OnModuleDestroy {
 
   /** Calls `onChange(name)` for every change announced by any replica; reconnects if the link drops. */
   async listenForChanges(onChange: (change: SkillChange) => void, onReconnect: () => void): Promise<void> {
-    const listener = new PgListener(
-      this.config.DATABASE_URL,
+    await this.listener.listen(
       SKILL_CHANGES_CHANNEL,
       (payload) => {
         const change = parseChange(payload);
@@ -172,14 +169,6 @@ export class SkillsRepository implements OnModuleDestroy {
       },
       onReconnect,
     );
-    await listener.start();
-    this.listener = listener;
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.stop();
   }
 }
 

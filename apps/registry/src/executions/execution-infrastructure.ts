@@ -12,7 +12,7 @@ import { ExecutionConnections, executionConnectionParts } from '#executions/exec
 import { PgListener } from '#database/index.js';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DATABASE_POOL } from '../config/database-pool.js';
+import { DATABASE_LISTENER, DATABASE_POOL } from '../config/database-pool.js';
 
 export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
 
@@ -61,17 +61,17 @@ export interface FinishListener {
  * state is committed (see EXECUTION_FINISHED_CHANNEL): no Redis needed, and no end goes unheard.
  */
 @Injectable()
-export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
+export class ExecutionWaiters implements OnModuleInit {
   private readonly logger = new Logger(ExecutionWaiters.name);
   private readonly waiters = new Map<string, Set<(finished: ExecutionRecord | null) => void>>();
-  private readonly listener: PgListener;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(DATABASE_LISTENER) private readonly listener: PgListener,
     private readonly executions: ExecutionsRepository,
-  ) {
-    this.listener = new PgListener(
-      config.DATABASE_URL,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.listener.listen(
       EXECUTION_FINISHED_CHANNEL,
       (payload) => {
         // Large records are announced by id alone (execution null): waiters then read the row, as after a timeout.
@@ -80,10 +80,6 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
       },
       () => void this.recheckAll(),
     );
-  }
-
-  async onModuleInit(): Promise<void> {
-    await this.listener.start();
   }
 
   /**
@@ -128,10 +124,6 @@ export class ExecutionWaiters implements OnModuleInit, OnApplicationShutdown {
 
   private wake(executionId: string, finished: ExecutionRecord | null): void {
     for (const wake of this.waiters.get(executionId) ?? []) wake(finished);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.listener.stop();
   }
 }
 
