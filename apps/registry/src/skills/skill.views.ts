@@ -9,7 +9,7 @@ import { isoDateTime, jsonObject, jsonSchemaDocument, nextCursor } from '../open
 export const skillStatus = apiComponent('SkillStatus', z.enum(SKILL_STATUSES), 'Lifecycle state of a skill version');
 
 const toolRefView = apiComponent(
-  'AdapterToolRef',
+  'ToolRef',
   z.object({
     tool_id: z.string().describe('`<adapter>.<method>`, e.g. `calculix.run_fea`'),
     capability: z.string(),
@@ -156,7 +156,7 @@ export const skillVersionView = apiComponent(
 const versionSummaryView = apiComponent('SkillVersionSummary', z.object({ version: z.string(), status: skillStatus }));
 
 const requiredToolStatusView = apiComponent(
-  'RequiredAdapterToolStatus',
+  'RequiredToolStatus',
   z.object({
     tool_id: z.string(),
     capability: z.string(),
