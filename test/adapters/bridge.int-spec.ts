@@ -1,8 +1,8 @@
 // The MCP bridge against real adapters: listing and capabilities, availability and its cache, tool-call events,
 // a missing program, and an adapter process that is killed and started again on the same port.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { McpToolError } from '@skill-registry/sdk';
-import { McpBridgeClient, ToolDisabledError } from '#mcp-bridge/index.js';
+import { McpToolError, isDisabledTool } from '@skill-registry/sdk';
+import { McpBridgeClient } from '#mcp-bridge/index.js';
 import type { ToolCallEvent } from '#mcp-bridge/index.js';
 import { calculixAdapter } from '../../apps/adapters/calculix/src/adapter.js';
 import { gmshAdapter } from '../../apps/adapters/gmsh/src/adapter.js';
@@ -127,11 +127,11 @@ describe('tool-call events', () => {
       const result = (await execution.invoke('spice.simulate', OP_CALL)) as any;
       expect(result.analyses[0].vectors['v(out)'][0]).toBeCloseTo(5, 9);
       await execution.invoke('spice.simulate', { ...OP_CALL, vectors: ['v(nowhere)'] }).catch(() => undefined);
-      const disabled = await execution.invoke('spice.simulate_disabled', {}).catch((e: unknown) => e);
-      expect(disabled).toBeInstanceOf(ToolDisabledError);
-      expect((disabled as ToolDisabledError).message).toBe(
-        "Preconditions of 'run_circuit_sim' failed: tool 'spice.simulate_disabled' is disabled by TOOLS_DISABLED",
-      );
+      // Seed 001 §3.3: a disabled tool answers a structured result instead of raising; the handler decides.
+      const disabled = await execution.invoke('spice.simulate_disabled', {});
+      expect(disabled).toEqual({ disabled: true, reason: "tool 'spice.simulate_disabled' is disabled by TOOLS_DISABLED" });
+      expect(isDisabledTool(disabled)).toBe(true);
+      expect(isDisabledTool(result)).toBe(false);
 
       expect(events.map((event) => [event.type, event.toolId, event.ok, event.error?.code])).toEqual([
         ['tool_invoked', 'spice.simulate', undefined, undefined],
@@ -139,8 +139,9 @@ describe('tool-call events', () => {
         ['tool_invoked', 'spice.simulate', undefined, undefined],
         ['tool_completed', 'spice.simulate', false, 'TOOL_ERROR'],
         ['tool_invoked', 'spice.simulate_disabled', undefined, undefined],
-        ['tool_completed', 'spice.simulate_disabled', false, 'PRECONDITION_FAILED'],
+        ['tool_completed', 'spice.simulate_disabled', true, undefined],
       ]);
+      expect(events.map((event) => event.disabled)).toEqual([undefined, undefined, undefined, undefined, undefined, true]);
       expect(events[1].durationMs).toBeGreaterThan(0);
       expect(events[3].error?.message).toContain('no such vector');
     } finally {

@@ -1,8 +1,8 @@
 // The spice adapter with the real ngspice, called through the MCP bridge (real MCP client over Streamable HTTP).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
-import { McpTimeoutError, McpToolError } from '@skill-registry/sdk';
-import { McpBridgeClient, ToolDisabledError } from '#mcp-bridge/index.js';
+import { McpTimeoutError, McpToolError, isDisabledTool } from '@skill-registry/sdk';
+import { McpBridgeClient } from '#mcp-bridge/index.js';
 import { spiceAdapter } from '../../apps/adapters/spice/src/adapter.js';
 import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
 import { isolateScratchRoot, processesUnder, startInProcess, waitUntil } from './support.js';
@@ -172,15 +172,21 @@ describe('spice adapter errors through the bridge', () => {
     expect(await waitUntil(() => processesUnder(scratchRoot).length === 0, 3_000)).toBe(true);
   });
 
-  it('refuses a disabled tool with ToolDisabledError (a precondition failure) and reports it unavailable', async () => {
+  it('answers a disabled tool with the structured { disabled, reason } result, without calling the adapter, and reports it unavailable', async () => {
     const disabledBridge = new McpBridgeClient({ adapters: new Map([['spice', adapter.url]]), disabledTools: ['spice.simulate'] });
     try {
-      const error = (await disabledBridge
-        .invoke('spice.simulate', { netlist: RC_NETLIST, analyses: [{ type: 'op' }], vectors: ['v(out)'] })
-        .catch((e: unknown) => e)) as ToolDisabledError;
-      expect(error).toBeInstanceOf(ToolDisabledError);
-      expect(error.code).toBe('PRECONDITION_FAILED');
-      expect(error.message).toContain('disabled by TOOLS_DISABLED');
+      const call = { netlist: RC_NETLIST, analyses: [{ type: 'op' }], vectors: ['v(out)'] };
+      const result = await disabledBridge.invoke('spice.simulate', call);
+      expect(result).toEqual({ disabled: true, reason: "tool 'spice.simulate' is disabled by TOOLS_DISABLED" });
+      expect(isDisabledTool(result)).toBe(true);
+      expect(disabledBridge.isDisabled('spice.simulate')).toBe(true);
+      // The adapter is never asked: the same answer when nothing listens at its address.
+      const nowhere = new McpBridgeClient({ adapters: new Map([['spice', 'http://127.0.0.1:9/mcp']]), disabledTools: ['spice.simulate'] });
+      try {
+        expect(await nowhere.invoke('spice.simulate', call)).toEqual(result);
+      } finally {
+        await nowhere.close();
+      }
       expect(await disabledBridge.isAvailable('spice.simulate')).toBe(false);
       const [descriptor] = await disabledBridge.listTools('circuit_simulation');
       expect(descriptor).toMatchObject({ toolId: 'spice.simulate', available: false, disabled: true });

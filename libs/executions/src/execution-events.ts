@@ -7,7 +7,16 @@ export type ExecutionEvent =
   | { type: 'started'; at: string; attempt: number }
   | { type: 'attempt_failed'; at: string; attempt: number; error: ExecutionError; next_delay_ms: number }
   | { type: 'tool_invoked'; at: string; tool_id: string }
-  | { type: 'tool_completed'; at: string; tool_id: string; duration_ms: number; ok: boolean; error?: { code: string; message: string } }
+  | {
+      type: 'tool_completed';
+      at: string;
+      tool_id: string;
+      duration_ms: number;
+      ok: boolean;
+      /** The tool is switched off (TOOLS_DISABLED): the handler got `{ disabled: true, reason }`. */
+      disabled?: true;
+      error?: { code: string; message: string };
+    }
   | { type: 'twin_read'; at: string; work_product_id: string; revision: number; branch: string }
   | { type: 'twin_written'; at: string; work_product_id: string; revision: number; branch: string; kind: string }
   | { type: 'succeeded'; at: string; attempt: number; duration_ms: number }

@@ -1,5 +1,5 @@
 import { SpanKind, extractTraceContext, inSpan, traceparentOf } from '#observability/tracing.js';
-import type { McpBridge, ToolDescriptor, ToolInvokeOptions } from '@skill-registry/sdk';
+import { isDisabledTool, type McpBridge, type ToolDescriptor, type ToolInvokeOptions } from '@skill-registry/sdk';
 import { describeError } from './adapter-connection.js';
 import type { BridgeLogger } from './logger.js';
 
@@ -13,6 +13,8 @@ export interface ToolCallEvent {
   durationMs?: number;
   /** Whether the call returned a result (tool_completed only). */
   ok?: boolean;
+  /** The tool is switched off (TOOLS_DISABLED): the result was `{ disabled: true, reason }` (tool_completed only). */
+  disabled?: true;
   /** Why it failed: the SkillError code (TOOL_ERROR, TOOL_TIMEOUT, PRECONDITION_FAILED) and message. */
   error?: { code: string; message: string };
 }
@@ -64,7 +66,14 @@ export class ExecutionBridgeView implements McpBridge {
             meta: { traceparent: traceparentOf(call) ?? undefined },
           }),
       );
-      this.emit({ type: 'tool_completed', toolId, at: new Date().toISOString(), durationMs: elapsed(started), ok: true });
+      this.emit({
+        type: 'tool_completed',
+        toolId,
+        at: new Date().toISOString(),
+        durationMs: elapsed(started),
+        ok: true,
+        ...(isDisabledTool(result) ? { disabled: true as const } : {}),
+      });
       return result;
     } catch (error) {
       const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : 'TOOL_ERROR';

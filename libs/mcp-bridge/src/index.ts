@@ -1,5 +1,4 @@
 export { parseDisabledTools, parseToolAdapters } from './config.js';
-export { ToolDisabledError } from './errors.js';
 export { McpBridgeClient } from './mcp-bridge-client.js';
 export type { AdapterStatus, BridgeToolDescriptor } from './mcp-bridge-client.js';
 export { ExecutionBridgeView } from './execution-view.js';

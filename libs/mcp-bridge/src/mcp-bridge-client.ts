@@ -1,10 +1,9 @@
 import { McpTimeoutError, McpToolError, SkillError } from '@skill-registry/sdk';
-import type { McpBridge, ToolDescriptor, ToolInvokeOptions } from '@skill-registry/sdk';
+import type { DisabledToolResult, McpBridge, ToolDescriptor, ToolInvokeOptions } from '@skill-registry/sdk';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { Tool } from '@modelcontextprotocol/client';
 import { AdapterConnection, describeError, type AdapterListing } from './adapter-connection.js';
 import { BridgeConfigError, parseDisabledTools, parseToolAdapters, splitToolId } from './config.js';
-import { ToolDisabledError } from './errors.js';
 import { ExecutionBridgeView } from './execution-view.js';
 import type { ExecutionViewOptions, ToolCallListener } from './execution-view.js';
 import { silentLogger } from './logger.js';
@@ -108,8 +107,12 @@ export class McpBridgeClient implements McpBridge {
     return [...this.connections.keys()];
   }
 
+  /**
+   * Calls the tool. A disabled one answers `{ disabled: true, reason }` without reaching its adapter (seed
+   * 001 §3.3: never raises, the handler decides).
+   */
   async invoke(toolId: string, params: Record<string, unknown>, options: BridgeInvokeOptions = {}): Promise<Record<string, unknown>> {
-    if (this.disabled.has(toolId)) throw new ToolDisabledError(toolId, options.skillName);
+    if (this.disabled.has(toolId)) return disabledResult(toolId);
     const { connection, tool } = this.resolve(toolId);
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     const signal = options.signal;
@@ -121,6 +124,11 @@ export class McpBridgeClient implements McpBridge {
     } catch (error) {
       throw this.toSkillError(toolId, connection, error, { timeoutMs, signal, elapsedMs: Date.now() - started });
     }
+  }
+
+  /** Whether the operator switched the tool off (`TOOLS_DISABLED`), whatever its adapter's state. */
+  isDisabled(toolId: string): boolean {
+    return this.disabled.has(toolId);
   }
 
   async isAvailable(toolId: string): Promise<boolean> {
@@ -292,4 +300,8 @@ function envNumber(env: Record<string, string | undefined>, name: string): numbe
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new BridgeConfigError(`${name}: '${raw}' is not a positive number of milliseconds`);
   return value;
+}
+
+function disabledResult(toolId: string): Record<string, unknown> & DisabledToolResult {
+  return { disabled: true, reason: `tool '${toolId}' is disabled by TOOLS_DISABLED` };
 }

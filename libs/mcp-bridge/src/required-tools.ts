@@ -2,13 +2,17 @@ import type { McpBridge } from '@skill-registry/sdk';
 
 /**
  * The required tools of a skill that are not available now, each with the reason when the bridge
- * knows it (e.g. "gmsh is not installed"). Optional tools (`required: false`) never count.
+ * knows it (e.g. "gmsh is not installed"). Optional tools (`required: false`) never count, nor do tools
+ * the operator disabled: a call of one answers `{ disabled: true, reason }` and the handler decides
+ * (seed 001 §3.3), so the run goes ahead.
  */
 export async function missingTools(
-  bridge: McpBridge,
+  bridge: McpBridge & { isDisabled?(toolId: string): boolean },
   toolsRequired: readonly { tool_id: string; required?: boolean }[],
 ): Promise<string[]> {
-  const required = toolsRequired.filter((tool) => tool.required !== false).map((tool) => tool.tool_id);
+  const required = toolsRequired
+    .filter((tool) => tool.required !== false && !bridge.isDisabled?.(tool.tool_id))
+    .map((tool) => tool.tool_id);
   if (required.length === 0) return [];
   const availability = await Promise.all(required.map((toolId) => bridge.isAvailable(toolId).catch(() => false)));
   const missing = required.filter((_, index) => !availability[index]);

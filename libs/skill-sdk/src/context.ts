@@ -25,11 +25,28 @@ export interface ToolDescriptor {
   inputSchema: Record<string, unknown>;
 }
 
+/**
+ * What calling a tool the operator switched off (`TOOLS_DISABLED`) returns instead of raising (seed 001
+ * §3.3, graceful degradation): the handler decides what to do, e.g. a fallback or a precondition failure.
+ */
+export interface DisabledToolResult {
+  disabled: true;
+  reason: string;
+}
+
+/** Whether a tool call's result is the structured answer of a disabled tool. */
+export function isDisabledTool(result: Record<string, unknown>): result is Record<string, unknown> & DisabledToolResult {
+  return result.disabled === true && typeof result.reason === 'string' && Object.keys(result).length === 2;
+}
+
 /** The only way a skill reaches external engineering tools: MCP calls through the executor. */
 export interface McpBridge {
-  /** Call `toolId` (`<adapter>.<tool>`) with JSON params; throws McpToolError or McpTimeoutError. */
+  /**
+   * Call `toolId` (`<adapter>.<tool>`) with JSON params; throws McpToolError or McpTimeoutError. A tool
+   * switched off by the operator answers a DisabledToolResult instead (check with `isDisabledTool`).
+   */
   invoke(toolId: string, params: Record<string, unknown>, options?: ToolInvokeOptions): Promise<Record<string, unknown>>;
-  /** Whether the tool's adapter is reachable and offers the tool now. */
+  /** Whether the tool's adapter is reachable and offers the tool now (false for a disabled tool). */
   isAvailable(toolId: string): Promise<boolean>;
   /** Tools offered by the configured adapters, optionally only those declaring `capability`. */
   listTools(capability?: string): Promise<ToolDescriptor[]>;

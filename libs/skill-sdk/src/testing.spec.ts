@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { TwinError } from './errors.js';
+import { isDisabledTool } from './context.js';
 import { createFakeTwin, createTestContext } from './testing.js';
 
 const MESH = { kind: 'mesh', name: 'bracket mesh', mediaType: 'text/x-calculix-inp' } as const;
@@ -186,5 +187,23 @@ describe('createTestContext with a twin', () => {
     expect((await onMain.twin.readContent(ID)).text()).toBe('v2');
     expect(twin.writes).toEqual([{ id: ID, revision: 2, branch: 'main' }]);
     expect(onFeature.twin.writes).toBe(twin.writes);
+  });
+});
+
+describe('disabled tools', () => {
+  it('answers a disabled tool with { disabled, reason }, records the call and reports it unavailable', async () => {
+    const context = createTestContext({ tools: { 'spice.simulate': { ok: 1 } }, disabled: ['spice.simulate'] });
+    const result = await context.mcp.invoke('spice.simulate', { netlist: 'x' });
+    expect(result).toEqual({ disabled: true, reason: "tool 'spice.simulate' is disabled by TOOLS_DISABLED" });
+    expect(isDisabledTool(result)).toBe(true);
+    expect(context.toolCalls).toEqual([{ toolId: 'spice.simulate', params: { netlist: 'x' } }]);
+    expect(await context.mcp.isAvailable('spice.simulate')).toBe(false);
+  });
+
+  it('takes only the exact structured answer for a disabled tool, not a tool result that happens to say disabled', () => {
+    expect(isDisabledTool({ disabled: true, reason: 'off' })).toBe(true);
+    expect(isDisabledTool({ disabled: true, reason: 'off', points: 3 })).toBe(false);
+    expect(isDisabledTool({ disabled: 'yes', reason: 'off' })).toBe(false);
+    expect(isDisabledTool({ disabled: true })).toBe(false);
   });
 });

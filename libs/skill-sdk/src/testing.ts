@@ -38,6 +38,8 @@ export interface TestContextOptions<Twin extends TwinApi = FakeTwin> {
   tools?: Record<string, FakeTool>;
   /** Tools listed in `tools` that report themselves unavailable. */
   unavailable?: string[];
+  /** Tools switched off as by `TOOLS_DISABLED`: a call answers `{ disabled: true, reason }`, as in the executor. */
+  disabled?: string[];
   sessionId?: string;
   /** The execution's branch (default `main`); twin calls that name no branch use it, as in the executor. */
   branch?: string;
@@ -49,7 +51,8 @@ export interface TestContextOptions<Twin extends TwinApi = FakeTwin> {
 /** Build a SkillContext whose bridge answers from `tools` and whose twin is `twin` (default an empty fake). */
 export function createTestContext<Twin extends TwinApi = FakeTwin>(options: TestContextOptions<Twin> = {}): TestSkillContext<Twin> {
   const tools = options.tools ?? {};
-  const unavailable = new Set(options.unavailable ?? []);
+  const disabled = new Set(options.disabled ?? []);
+  const unavailable = new Set([...(options.unavailable ?? []), ...disabled]);
   const toolCalls: RecordedToolCall[] = [];
   const logLines: TestSkillContext['logLines'] = [];
 
@@ -71,6 +74,7 @@ export function createTestContext<Twin extends TwinApi = FakeTwin>(options: Test
   const mcp: McpBridge = {
     async invoke(toolId, params, invokeOptions) {
       toolCalls.push({ toolId, params });
+      if (disabled.has(toolId)) return { disabled: true, reason: `tool '${toolId}' is disabled by TOOLS_DISABLED` };
       const tool = tools[toolId];
       if (tool === undefined || unavailable.has(toolId)) throw new McpToolError(toolId, 'tool is not available');
       return typeof tool === 'function' ? await tool(params, invokeOptions) : structuredClone(tool);

@@ -164,6 +164,7 @@ function toolEventOf(call: ToolCallEvent): ExecutionEvent {
     tool_id: call.toolId,
     duration_ms: Math.round(call.durationMs ?? 0),
     ok: call.ok ?? false,
+    ...(call.disabled ? { disabled: true } : {}),
     ...(call.error ? { error: call.error } : {}),
   };
 }

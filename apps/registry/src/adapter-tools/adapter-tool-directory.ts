@@ -15,6 +15,8 @@ export interface RequiredAdapterToolStatus {
   capability: string;
   required: boolean;
   available: boolean;
+  /** Switched off by the operator (TOOLS_DISABLED): the skill still runs, and a call answers `{ disabled: true, reason }`. */
+  disabled: boolean;
   reason: string | null;
 }
 
@@ -51,16 +53,19 @@ export class AdapterToolDirectory implements OnApplicationShutdown {
   }
 
   private statusFrom(ref: AdapterToolRef, tool: BridgeToolDescriptor | null): RequiredAdapterToolStatus {
-    const reason = tool
-      ? tool.unavailableReason
-      : this.bridge
-        ? 'no configured adapter offers this tool'
-        : 'no tool adapters are configured (TOOL_ADAPTERS)';
+    const reason = this.bridge?.isDisabled(ref.tool_id)
+      ? 'disabled by TOOLS_DISABLED'
+      : tool
+        ? tool.unavailableReason
+        : this.bridge
+          ? 'no configured adapter offers this tool'
+          : 'no tool adapters are configured (TOOL_ADAPTERS)';
     return {
       tool_id: ref.tool_id,
       capability: ref.capability,
       required: ref.required !== false,
       available: tool?.available ?? false,
+      disabled: this.bridge?.isDisabled(ref.tool_id) ?? false,
       reason: tool?.available ? null : reason,
     };
   }

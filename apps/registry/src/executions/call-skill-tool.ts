@@ -141,6 +141,7 @@ function describeEvent(event: ExecutionEvent): string {
     case 'tool_invoked':
       return `calling tool ${event.tool_id}`;
     case 'tool_completed':
+      if (event.disabled) return `tool ${event.tool_id} is disabled (TOOLS_DISABLED); the skill decides`;
       return `tool ${event.tool_id} ${event.ok ? 'completed' : `failed (${event.error?.code ?? 'error'})`} in ${event.duration_ms} ms`;
     case 'succeeded':
       return `succeeded on attempt ${event.attempt} in ${event.duration_ms} ms`;

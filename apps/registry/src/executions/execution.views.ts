@@ -94,6 +94,10 @@ export const executionEventView = apiComponent(
       tool_id: z.string(),
       duration_ms: z.number(),
       ok: z.boolean(),
+      disabled: z
+        .literal(true)
+        .optional()
+        .describe('The tool is switched off (TOOLS_DISABLED): the handler got { disabled: true, reason } and decided'),
       error: toolCallError.optional(),
     }),
     z.object({ type: z.literal('twin_read'), at, work_product_id: z.string(), revision: z.number().int(), branch: z.string() }),

@@ -162,6 +162,9 @@ const requiredToolStatusView = apiComponent(
     capability: z.string(),
     required: z.boolean(),
     available: z.boolean(),
+    disabled: z
+      .boolean()
+      .describe('Switched off by the operator (TOOLS_DISABLED): the skill still runs, and a call answers { disabled: true, reason }'),
     reason: z.string().nullable(),
   }),
   'Whether a tool the skill requires can be called right now',
