@@ -40,6 +40,7 @@ describe('takeover of lost attempts (guarded by attempt and heartbeat)', () => {
         timeoutSeconds: 10,
         retries: 2,
         idempotent: true,
+        maxRetriesPerGate: 0,
         tags: [],
         examples: [],
         readOnly: false,

@@ -47,6 +47,7 @@ describe('batched execution writes (group commit)', () => {
         timeoutSeconds: 10,
         retries: 2,
         idempotent: true,
+        maxRetriesPerGate: 0,
         tags: [],
         examples: [],
         readOnly: false,

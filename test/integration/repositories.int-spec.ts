@@ -23,6 +23,7 @@ function newVersion(name: string, version = '1.0.0'): NewSkillVersion {
     timeoutSeconds: 10,
     retries: 0,
     idempotent: true,
+    maxRetriesPerGate: 0,
     tags: ['a', 'b'],
     examples: [],
     readOnly: false,

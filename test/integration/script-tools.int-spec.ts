@@ -80,6 +80,7 @@ interface Version {
   idempotent: boolean;
   retries: number;
   timeoutSeconds: number;
+  maxRetriesPerGate: number;
   inputSchema: Record<string, unknown> | null;
   outputSchema: Record<string, unknown> | null;
 }
@@ -184,6 +185,7 @@ describe('script tools on the executor', () => {
       idempotent,
       retries,
       timeoutSeconds,
+      maxRetriesPerGate: 0,
       inputSchema,
       outputSchema,
     };

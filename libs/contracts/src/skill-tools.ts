@@ -34,6 +34,11 @@ export interface RunContract {
   idempotent: boolean;
   retries: number;
   timeoutSeconds: number;
+  /**
+   * Re-asks of a result that fails output validation, within one attempt (seed 001 §2.3); the executor
+   * asks again only when `idempotent`, and never past `timeoutSeconds`.
+   */
+  maxRetriesPerGate: number;
   inputSchema: Record<string, unknown> | null;
   outputSchema: Record<string, unknown> | null;
 }
@@ -50,6 +55,7 @@ export function runContractOf(
     idempotent: boolean;
     retries: number;
     timeoutSeconds: number;
+    maxRetriesPerGate: number;
     inputSchema: Record<string, unknown> | null;
     outputSchema: Record<string, unknown> | null;
   },
@@ -58,8 +64,8 @@ export function runContractOf(
   if (tool === null || tool === undefined) {
     // An Agent Skills version runs only named tools; one without tools is instructions only.
     if (version.format === 'agent-skills' || version.tools.length > 0) return null;
-    const { idempotent, retries, timeoutSeconds, inputSchema, outputSchema } = version;
-    return { tool: null, idempotent, retries, timeoutSeconds, inputSchema, outputSchema };
+    const { idempotent, retries, timeoutSeconds, maxRetriesPerGate, inputSchema, outputSchema } = version;
+    return { tool: null, idempotent, retries, timeoutSeconds, maxRetriesPerGate, inputSchema, outputSchema };
   }
   const found = version.tools.find((candidate) => candidate.name === tool || candidate.qualified_name === tool);
   if (!found) return null;
@@ -68,6 +74,7 @@ export function runContractOf(
     idempotent: found.idempotent,
     retries: found.retries,
     timeoutSeconds: found.timeout_seconds,
+    maxRetriesPerGate: 0,
     inputSchema: found.input_schema,
     outputSchema: found.output_schema,
   };

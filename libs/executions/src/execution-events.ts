@@ -17,6 +17,15 @@ export type ExecutionEvent =
       disabled?: true;
       error?: { code: string; message: string };
     }
+  | {
+      /** Seed 001 §2.3: a try's result failed output validation; `reask`: the gate asks the handler again. */
+      type: 'output_invalid';
+      at: string;
+      attempt: number;
+      try: number;
+      errors: Record<string, unknown>[];
+      reask: boolean;
+    }
   | { type: 'twin_read'; at: string; work_product_id: string; revision: number; branch: string }
   | { type: 'twin_written'; at: string; work_product_id: string; revision: number; branch: string; kind: string }
   | { type: 'succeeded'; at: string; attempt: number; duration_ms: number }

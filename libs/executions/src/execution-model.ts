@@ -92,6 +92,7 @@ export type ExecutableVersion = Pick<
   | 'timeoutSeconds'
   | 'retries'
   | 'idempotent'
+  | 'maxRetriesPerGate'
   | 'inputSchema'
   | 'outputSchema'
   | 'inputSchemaRef'

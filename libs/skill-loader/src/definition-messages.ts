@@ -18,6 +18,7 @@ export const EXPECTATIONS: Record<string, string> = {
   timeout_seconds: 'an integer >= 1 (seconds)',
   retries: 'an integer >= 0',
   idempotent: 'a boolean',
+  max_retries_per_gate: 'an integer 0 to 3 (re-asks of an invalid result within one attempt)',
   tags: 'an array of strings',
   'tags.*': 'a non-empty string',
   examples: 'an array of examples',

@@ -31,6 +31,7 @@ describe('checkDefinition', () => {
       timeout_seconds: 120,
       retries: 0,
       idempotent: false,
+      max_retries_per_gate: 0,
       tags: [],
       examples: [],
       read_only: false,

@@ -53,12 +53,20 @@ export interface SkillDefinition {
   timeout_seconds: number;
   retries: number;
   idempotent: boolean;
+  /**
+   * Seed 001 §2.3: how many times a result that fails output validation is asked for again within one
+   * attempt (0 to 3; idempotent skills only, never past timeout_seconds).
+   */
+  max_retries_per_gate: number;
   tags: string[];
   examples: SkillExample[];
   read_only: boolean;
   depends_on: SkillDependency[];
   compatibility: CompatibilityPolicy;
 }
+
+/** The most re-asks of an output gate a definition may ask for (seed 001 §2.3). */
+export const MAX_RETRIES_PER_GATE = 3;
 
 export const SKILL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 const TOOL_ID_PATTERN = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_]*$/;
@@ -104,6 +112,7 @@ const fieldSchemas = {
   timeout_seconds: z.int().min(1).default(120),
   retries: z.int().min(0).default(0),
   idempotent: z.boolean().default(false),
+  max_retries_per_gate: z.int().min(0).max(MAX_RETRIES_PER_GATE).default(0),
   tags: z.array(z.string().refine(nonBlank)).default([]),
   examples: z.array(exampleSchema).default([]),
   read_only: z.boolean().default(false),
@@ -183,6 +192,15 @@ function checkCrossFieldRules(fields: Partial<SkillDefinition>, directoryName: s
       '/retries',
       `retries is ${fields.retries} but the skill is not idempotent: the executor will not retry it`,
       'Set "idempotent": true if running the skill twice is safe, or set "retries": 0.',
+    );
+  }
+  if (fields.max_retries_per_gate !== undefined && fields.max_retries_per_gate > 0 && fields.idempotent === false) {
+    issues.warning(
+      'policy',
+      'definition.json',
+      '/max_retries_per_gate',
+      `max_retries_per_gate is ${fields.max_retries_per_gate} but the skill is not idempotent: the executor will not ask again`,
+      'Set "idempotent": true if running the handler twice is safe, or set "max_retries_per_gate": 0.',
     );
   }
   fields.tags?.forEach((tag, index) => {

@@ -123,6 +123,28 @@ const RULES: Record<string, { valid: boolean; issues: ExpectedIssue[] }> = {
       ),
     ],
   },
+  gate_not_idempotent: {
+    valid: true,
+    issues: [
+      warning(
+        'policy',
+        'definition.json',
+        '/max_retries_per_gate',
+        'max_retries_per_gate is 2 but the skill is not idempotent: the executor will not ask again',
+      ),
+    ],
+  },
+  gate_too_many: {
+    valid: false,
+    issues: [
+      error(
+        'definition',
+        'definition.json',
+        '/max_retries_per_gate',
+        "field 'max_retries_per_gate' must be an integer 0 to 3 (re-asks of an invalid result within one attempt); found 4 (a number)",
+      ),
+    ],
+  },
   retries_not_idempotent: {
     valid: true,
     issues: [
@@ -221,6 +243,7 @@ describe('SkillPackageLoader: the good package', () => {
       timeout_seconds: 120,
       retries: 0,
       idempotent: false,
+      max_retries_per_gate: 0,
       tags: [],
       examples: [{ description: 'plain echo', input: { text: 'hello' }, output: { text: 'hello', length: 5 } }],
       read_only: false,

@@ -63,6 +63,7 @@ export function readSkillVersionRow(row: Record<string, unknown>): StoredSkillVe
     timeoutSeconds: row.timeout_seconds as number,
     retries: row.retries as number,
     idempotent: row.idempotent as boolean,
+    maxRetriesPerGate: (row.max_retries_per_gate ?? 0) as number,
     tags: row.tags as string[],
     examples: row.examples as StoredSkillVersion['examples'],
     readOnly: row.read_only as boolean,

@@ -19,6 +19,8 @@ export interface StoredSkillVersion {
   timeoutSeconds: number;
   retries: number;
   idempotent: boolean;
+  /** Re-asks of a result that fails output validation, within one attempt (seed 001 §2.3). */
+  maxRetriesPerGate: number;
   tags: string[];
   examples: SkillExample[];
   readOnly: boolean;

@@ -10,6 +10,7 @@ import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-ru
 import { TwinGateway } from '../twin/twin-gateway.js';
 import type { AttemptStart } from './attempt-start.js';
 import { ExecutionEventPublisher } from './execution-event-publisher.js';
+import { throughOutputGate } from './output-gate.js';
 
 export const TOOL_BRIDGE = Symbol('TOOL_BRIDGE');
 
@@ -62,26 +63,32 @@ export class HandlerAttempt {
           },
         };
       }
-      // The one point where the formats differ: what runs as the handler.
-      const outcome =
-        version.format === 'agent-skills' ? await this.scripts.run(execution, version, contract, signal) : await this.runHandler(attempt);
+      const outcome = await throughOutputGate(
+        // The one point where the formats differ: what runs as the handler.
+        (timeoutMs) =>
+          version.format === 'agent-skills' ? this.scripts.run(execution, version, contract, signal) : this.runHandler(attempt, timeoutMs),
+        // The one output check (the input's is the registry's, before the execution exists): the stored JSON Schema
+        // agents rely on, here outside the sandbox, since nothing the handler's process says about itself counts.
+        // Keyed by tool too: the tools of one Agent Skills package share its content hash.
+        (output) =>
+          contract.outputSchema
+            ? this.validator.validate(contract.outputSchema, output, `${version.contentHash}:${contract.tool?.name ?? ''}:output`)
+            : [],
+        (rejection) =>
+          void this.events.publish(execution.id, {
+            type: 'output_invalid',
+            at: new Date().toISOString(),
+            attempt: execution.attempts,
+            ...rejection,
+          }),
+        {
+          // Seed 001 §2.3: a gate asks again only where running the handler twice is safe.
+          maxTries: 1 + (contract.idempotent ? contract.maxRetriesPerGate : 0),
+          budgetMs: contract.timeoutSeconds * 1000,
+          signal,
+        },
+      );
       if (!outcome.ok) return outcome;
-      // The one output check (the input's is the registry's, before the execution exists): the stored JSON Schema
-      // agents rely on, here outside the sandbox, since nothing the handler's process says about itself counts.
-      // Keyed by tool too: the tools of one Agent Skills package share its content hash.
-      const violations = contract.outputSchema
-        ? this.validator.validate(contract.outputSchema, outcome.output, `${version.contentHash}:${contract.tool?.name ?? ''}:output`)
-        : [];
-      if (violations.length > 0) {
-        return {
-          ok: false,
-          error: {
-            code: 'OUTPUT_INVALID',
-            message: 'The handler output does not match the output schema',
-            details: { errors: violations },
-          },
-        };
-      }
       await this.hooks.afterExecute({ execution, attempt: execution.attempts, output: outcome.output });
       return outcome;
     } catch (error) {
@@ -93,7 +100,7 @@ export class HandlerAttempt {
   }
 
   /** A TypeScript skill's handler, in a sandbox process of its package. */
-  private async runHandler({ execution, version, contract, start, signal, traceParent }: AttemptRun): Promise<HandlerOutcome> {
+  private async runHandler({ execution, version, start, signal, traceParent }: AttemptRun, timeoutMs: number): Promise<HandlerOutcome> {
     // The bridge library's per-execution view reports every tool call; here they become execution events.
     const bridge = new ExecutionBridgeView(
       this.bridge,
@@ -118,7 +125,7 @@ export class HandlerAttempt {
         input: execution.input,
       },
       {
-        timeoutMs: contract.timeoutSeconds * 1000,
+        timeoutMs,
         signal,
         bridge,
         // Seed 000: a skill calls only the tools it declares.

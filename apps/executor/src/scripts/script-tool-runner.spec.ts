@@ -37,6 +37,7 @@ const version: ExecutableVersion = {
   timeoutSeconds: 10,
   retries: 0,
   idempotent: true,
+  maxRetriesPerGate: 0,
   inputSchema: null,
   outputSchema: null,
   inputSchemaRef: '',

@@ -29,6 +29,7 @@ export function toColumns(version: Partial<NewSkillVersion>) {
     ...(version.timeoutSeconds !== undefined ? { timeoutSeconds: version.timeoutSeconds } : {}),
     ...(version.retries !== undefined ? { retries: version.retries } : {}),
     ...(version.idempotent !== undefined ? { idempotent: version.idempotent } : {}),
+    ...(version.maxRetriesPerGate !== undefined ? { maxRetriesPerGate: version.maxRetriesPerGate } : {}),
     ...(version.tags !== undefined ? { tags: version.tags } : {}),
     ...(version.examples !== undefined ? { examples: json(version.examples) } : {}),
     ...(version.readOnly !== undefined ? { readOnly: version.readOnly } : {}),

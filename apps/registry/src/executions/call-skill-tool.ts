@@ -140,6 +140,8 @@ function describeEvent(event: ExecutionEvent): string {
       return `attempt ${event.attempt} failed (${event.error.code}: ${event.error.message}); retrying in ${event.next_delay_ms} ms`;
     case 'tool_invoked':
       return `calling tool ${event.tool_id}`;
+    case 'output_invalid':
+      return `try ${event.try} of attempt ${event.attempt} returned invalid output${event.reask ? '; asking again' : ''}`;
     case 'tool_completed':
       if (event.disabled) return `tool ${event.tool_id} is disabled (TOOLS_DISABLED); the skill decides`;
       return `tool ${event.tool_id} ${event.ok ? 'completed' : `failed (${event.error?.code ?? 'error'})`} in ${event.duration_ms} ms`;

@@ -100,6 +100,16 @@ export const executionEventView = apiComponent(
         .describe('The tool is switched off (TOOLS_DISABLED): the handler got { disabled: true, reason } and decided'),
       error: toolCallError.optional(),
     }),
+    z
+      .object({
+        type: z.literal('output_invalid'),
+        at,
+        attempt: z.number().int(),
+        try: z.number().int().describe('The try within the attempt (1, 2, …)'),
+        errors: z.array(jsonObject).describe('What was wrong with its result'),
+        reask: z.boolean().describe('Whether the gate asks the handler again (max_retries_per_gate, idempotent skills only)'),
+      })
+      .describe('A result failed output validation (only for skills with max_retries_per_gate > 0)'),
     z.object({ type: z.literal('twin_read'), at, work_product_id: z.string(), revision: z.number().int(), branch: z.string() }),
     z.object({
       type: z.literal('twin_written'),

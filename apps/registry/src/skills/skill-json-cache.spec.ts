@@ -21,6 +21,7 @@ function versionRecord(overrides: Partial<SkillVersionRecord> = {}): SkillVersio
     timeoutSeconds: 10,
     retries: 0,
     idempotent: true,
+    maxRetriesPerGate: 0,
     tags: ['test'],
     examples: [],
     readOnly: false,

@@ -20,6 +20,7 @@ export function presentVersion(version: SkillVersionRecord): SkillVersionView {
     output_schema_ref: version.outputSchemaRef,
     timeout_seconds: version.timeoutSeconds,
     retries: version.retries,
+    max_retries_per_gate: version.maxRetriesPerGate,
     idempotent: version.idempotent,
     read_only: version.readOnly,
     tags: version.tags,

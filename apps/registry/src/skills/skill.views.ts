@@ -134,6 +134,10 @@ export const skillVersionView = apiComponent(
     output_schema_ref: z.string(),
     timeout_seconds: z.number(),
     retries: z.number().int(),
+    max_retries_per_gate: z
+      .number()
+      .int()
+      .describe('Re-asks of a result that fails output validation, within one attempt (seed 001 §2.3; idempotent skills only)'),
     idempotent: z.boolean(),
     read_only: z.boolean(),
     tags: z.array(z.string()),

@@ -38,6 +38,7 @@ export function versionFromPackage(loaded: LoadedSkillPackage): NewSkillVersion 
     timeoutSeconds: definition?.timeout_seconds ?? 120,
     retries: definition?.retries ?? 0,
     idempotent: definition?.idempotent ?? false,
+    maxRetriesPerGate: definition?.max_retries_per_gate ?? 0,
     tags: definition?.tags ?? [],
     examples: definition?.examples ?? [],
     readOnly: definition?.read_only ?? false,
@@ -104,6 +105,8 @@ export function versionFromAgentSkill(
     timeoutSeconds: Math.max(1, ...tools.map((tool) => tool.timeout_seconds)),
     retries: 0,
     idempotent: tools.length > 0 && tools.every((tool) => tool.idempotent),
+    // seed 004's tools.yaml has no gate re-asks: a script tool's output gate answers once.
+    maxRetriesPerGate: 0,
     tags: pkg?.tags ?? [],
     examples: [],
     readOnly: tools.every((tool) => tool.read_only),
