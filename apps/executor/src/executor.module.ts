@@ -7,6 +7,7 @@ import { ScriptSandbox } from '#script-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from './config/executor-config.js';
 import { AttemptTakeover } from './execution/attempt-takeover.js';
 import { ExecutionEventPublisher } from './execution/execution-event-publisher.js';
+import { AttemptConclusion } from './execution/attempt-conclusion.js';
 import { ExecutionRunner, TOOL_BRIDGE } from './execution/execution-runner.js';
 import { HandlerAttempt } from './execution/handler-attempt.js';
 import { LostAttempts } from './execution/lost-attempts.js';
@@ -98,6 +99,7 @@ export class ExecutorModule {
       RunningAttempts,
       AttemptTakeover,
       HandlerAttempt,
+      AttemptConclusion,
       ExecutionRunner,
       LostAttempts,
       QueueReconciler,

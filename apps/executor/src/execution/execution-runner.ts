@@ -1,25 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { runContractOf } from '#contracts/index.js';
-import { retryWhileUnavailable } from '#database/pg-pool.js';
 import {
-  type AttemptGuard,
   BatchedExecutionWrites,
   type ExecutableVersion,
   type ExecutionError,
-  type ExecutionEvent,
   type ExecutionRecord,
   ExecutionsRepository,
-  isRetryable,
   isTerminal,
-  RetryLater,
-  retryDelayMs,
 } from '#executions/index.js';
 import { SpanKind, SpanStatusCode, extractTraceContext, inSpan, startSpan, traceparentOf } from '#observability/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { HookRunner } from '../hooks/hook-runner.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import type { HandlerOutcome } from '../scripts/script-tool-runner.js';
+import { AttemptConclusion } from './attempt-conclusion.js';
 import { AttemptStart } from './attempt-start.js';
 import { AttemptTakeover } from './attempt-takeover.js';
 import { ExecutionEventPublisher } from './execution-event-publisher.js';
@@ -30,7 +25,7 @@ export { TOOL_BRIDGE } from './handler-attempt.js';
 
 /**
  * One pickup of an execution's job: starts the attempt (or defers its start, see AttemptStart), has
- * HandlerAttempt run it, and concludes: success, retry or failure. The database row is the truth;
+ * HandlerAttempt run it, and AttemptConclusion end it: success, retry or failure. The database row is the truth;
  * BullMQ only carries the id and schedules retries.
  */
 @Injectable()
@@ -45,6 +40,7 @@ export class ExecutionRunner {
     private readonly running: RunningAttempts,
     private readonly handler: HandlerAttempt,
     private readonly takeover: AttemptTakeover,
+    private readonly conclusion: AttemptConclusion,
     private readonly events: ExecutionEventPublisher,
     private readonly hooks: HookRunner,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
@@ -78,8 +74,7 @@ export class ExecutionRunner {
       const cached = await this.versionOf(fast.skillVersionId);
       if (cached) return this.runAttempt(fast, cached, AttemptStart.written(fast));
       const error: ExecutionError = { code: 'HANDLER_ERROR', message: `Skill version ${fast.skillVersionId} is missing`, details: {} };
-      const guard = { attempt: fast.attempts };
-      return this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: fast.attempts, error }, guard);
+      return this.conclusion.failed(executionId, fast.attempts, error);
     }
     const found = await this.executions.findForRun(executionId);
     if (!found) {
@@ -89,10 +84,7 @@ export class ExecutionRunner {
     const { version } = found;
     let execution: ExecutionRecord | null = found.execution;
     if (isTerminal(execution.status)) return;
-    if (execution.cancelRequestedAt) {
-      await this.conclude(executionId, 'CANCELLED', {}, { type: 'cancelled', at: now(), reason: 'cancelled before it started' });
-      return;
-    }
+    if (execution.cancelRequestedAt) return this.conclusion.cancelledBeforeStart(executionId);
 
     execution = await this.writes.startAttempt(executionId);
     if (!execution) {
@@ -195,83 +187,7 @@ export class ExecutionRunner {
     const outcome = contract
       ? await this.handler.run({ execution, version, contract, start, signal, traceParent })
       : noSuchTool(version, execution.tool);
-    if (outcome.ok && start.untouched) {
-      // Done before its start was ever needed: start and end in one statement.
-      start.stopTimer();
-      const finished = await this.writeThroughOutage(() =>
-        this.writes.finishUnstarted(executionId, 'SUCCEEDED', { output: outcome.output }, start.elapsedMs),
-      );
-      if (!finished) return this.settleRefused(executionId);
-      this.events.hold(executionId, {
-        type: 'started',
-        at: new Date(Date.now() - start.elapsedMs).toISOString(),
-        attempt: finished.attempts,
-      });
-      this.metrics.concluded(finished);
-      await this.events.publish(executionId, {
-        type: 'succeeded',
-        at: now(),
-        attempt: finished.attempts,
-        duration_ms: finished.durationMs ?? 0,
-      });
-      return;
-    }
-    // Any other end goes the usual way, from a written start.
-    const started = await this.writeThroughOutage(() => start.ensure());
-    start.stopTimer();
-    if (!started) return this.settleRefused(executionId);
-    const guard: AttemptGuard = { attempt: started.attempts };
-    execution = { ...execution, attempts: started.attempts };
-    if (outcome.ok) {
-      await this.conclude(
-        executionId,
-        'SUCCEEDED',
-        { output: outcome.output },
-        { type: 'succeeded', at: now(), attempt: execution.attempts, duration_ms: 0 },
-        guard,
-      );
-      return;
-    }
-    const error = outcome.error;
-    await this.hooks.onError({ execution, attempt: execution.attempts, error });
-    if (error.code === 'CANCELLED') {
-      await this.conclude(executionId, 'CANCELLED', { error }, { type: 'cancelled', at: now(), reason: error.message }, guard);
-      return;
-    }
-    if (contract && isRetryable(error, contract.idempotent) && execution.attempts < execution.maxAttempts) {
-      const delay = retryDelayMs(execution.attempts + 1, this.config.RETRY_BASE_MS, this.config.RETRY_MAX_MS);
-      if (await this.writeThroughOutage(() => this.executions.endAttemptForRetry(executionId, error, guard))) {
-        this.metrics.retried(execution, error);
-        await this.events.publish(executionId, {
-          type: 'attempt_failed',
-          at: now(),
-          attempt: execution.attempts,
-          error,
-          next_delay_ms: delay,
-        });
-        throw new RetryLater(delay);
-      }
-      return;
-    }
-    await this.conclude(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt: execution.attempts, error }, guard);
-  }
-
-  /**
-   * A deferred start that could not be written: the execution was cancelled (or decided) while its first attempt
-   * ran. That run is dropped; a cancellation nobody concluded yet is concluded here, as a pickup would.
-   */
-  private async settleRefused(executionId: string): Promise<void> {
-    this.events.drop(executionId);
-    const current = await this.writeThroughOutage(() => this.executions.findById(executionId));
-    if (!current || isTerminal(current.status) || current.attemptRunning || !current.cancelRequestedAt) return;
-    await this.conclude(executionId, 'CANCELLED', {}, { type: 'cancelled', at: now(), reason: 'cancelled before it started' });
-  }
-
-  /** A write of work already done: waits out a database outage (bounded) rather than losing the outcome. */
-  private writeThroughOutage<T>(write: () => Promise<T>): Promise<T> {
-    return retryWhileUnavailable(write, this.config.DURABLE_WRITE_MAX_WAIT_MS, (error) =>
-      this.logger.warn(`database unavailable, retrying a result write: ${(error as Error).message}`),
-    );
+    await this.conclusion.outcome(execution, contract, outcome, start);
   }
 
   /**
@@ -286,24 +202,6 @@ export class ExecutionRunner {
       this.versions.set(skillVersionId, version);
     }
     return version;
-  }
-
-  private async conclude(
-    executionId: string,
-    status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED',
-    result: { output?: Record<string, unknown>; error?: ExecutionError },
-    event: ExecutionEvent,
-    guard?: AttemptGuard,
-  ): Promise<void> {
-    const finished = await this.writeThroughOutage(() => this.writes.finish(executionId, status, result, guard));
-    if (!finished) {
-      // Someone else decided first (a cancellation, or a takeover of this attempt) and published the end.
-      this.events.drop(executionId);
-      return;
-    }
-    if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
-    this.metrics.concluded(finished);
-    await this.events.publish(executionId, event);
   }
 }
 
