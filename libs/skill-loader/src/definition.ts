@@ -66,7 +66,7 @@ export interface SkillDefinition {
 }
 
 /** The most re-asks of an output gate a definition may ask for (seed 001 §2.3). */
-export const MAX_RETRIES_PER_GATE = 3;
+const MAX_RETRIES_PER_GATE = 3;
 
 export const SKILL_NAME_PATTERN = /^[a-z][a-z0-9_]*$/;
 const TOOL_ID_PATTERN = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_]*$/;

@@ -3,6 +3,7 @@ import { CursorInvalid, decodeCursor, encodeCursor } from '#contracts/index.js';
 import { ExecutionsRepository, type ExecutionRecord, type ExecutionStatus } from '#executions/index.js';
 import { dependentsView } from '../dependencies/dependents-view.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
+import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { ExecutionNotFound, SkillNotFound } from '../problem/domain-errors.js';
 
 export interface ListExecutionsQuery {
@@ -38,6 +39,12 @@ export class ExecutionQueries {
     const execution = await this.executions.findById(id);
     if (!execution) throw new ExecutionNotFound(id);
     return execution;
+  }
+
+  /** The execution with the version it ran, when the catalog still has it (for the deprecation signals). */
+  async getWithVersion(id: string): Promise<{ execution: ExecutionRecord; version: SkillVersionRecord | null }> {
+    const execution = await this.get(id);
+    return { execution, version: this.catalog.version(execution.skillName, execution.version) ?? null };
   }
 
   /** Newest first; `nextCursor` continues after the last item. */

@@ -4,7 +4,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTerminal } from '#executions/index.js';
 import { CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
-import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
@@ -45,7 +44,6 @@ export class ExecutionsController {
     private readonly cancelExecution: CancelExecution,
     private readonly queries: ExecutionQueries,
     private readonly stream: ExecutionStream,
-    private readonly catalog: SkillCatalog,
   ) {}
 
   @Post('skills/:name/executions')
@@ -137,8 +135,7 @@ export class ExecutionsController {
   @ApiJson(200, executionView, { description: 'The execution', headers: DEPRECATION_HEADERS })
   @ApiProblems('EXECUTION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async get(@Param('id') rawId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<ExecutionView> {
-    const execution = await this.queries.get(parseExecutionId(rawId));
-    const version = this.catalog.version(execution.skillName, execution.version);
+    const { execution, version } = await this.queries.getWithVersion(parseExecutionId(rawId));
     if (version) setDeprecationHeaders(reply, [version]);
     return presentExecution(execution);
   }

@@ -2,7 +2,6 @@ import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
 import type { Principal } from '../auth/principal.js';
-import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionQueries } from './execution-queries.js';
@@ -33,7 +32,6 @@ export class ExecutionsGrpcController {
     private readonly cancelExecution: CancelExecution,
     private readonly queries: ExecutionQueries,
     private readonly stream: ExecutionStream,
-    private readonly catalog: SkillCatalog,
   ) {}
 
   @GrpcMethod(GRPC_SERVICE, 'ExecuteSkill')
@@ -55,8 +53,7 @@ export class ExecutionsGrpcController {
 
   @GrpcMethod(GRPC_SERVICE, 'GetExecution')
   async getExecution(@Payload() request: { id?: string }) {
-    const execution = await this.queries.get(parseExecutionId(required(request.id, 'id')));
-    const version = this.catalog.version(execution.skillName, execution.version);
+    const { execution, version } = await this.queries.getWithVersion(parseExecutionId(required(request.id, 'id')));
     return withDeprecationTrailers(executionMessage(execution), version ? [version] : []);
   }
 

@@ -1,11 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { HealthCheck } from '@nestjs/terminus';
 import { Public } from '../auth/auth.guard.js';
-import { SkillCatalog } from '../catalog/skill-catalog.js';
-import { DiscoveryService } from '../versions/discovery.service.js';
-import { catalogReadiness } from './catalog-readiness.js';
-import { DatabaseReadiness } from './database-readiness.js';
+import { RegistryReadiness } from './registry-readiness.js';
 import { RegistryHealthReport } from './registry-health.js';
 import { ApiJson, ApiProblems } from '../openapi/api-decorators.js';
 import { livenessView, readinessView, registryHealthView, type RegistryHealthView } from './health.views.js';
@@ -14,12 +11,8 @@ import { livenessView, readinessView, registryHealthView, type RegistryHealthVie
 @Controller()
 export class HealthController {
   constructor(
-    private readonly health: HealthCheckService,
-    private readonly indicators: HealthIndicatorService,
-    private readonly catalog: SkillCatalog,
+    private readonly checks: RegistryReadiness,
     private readonly report: RegistryHealthReport,
-    private readonly database: DatabaseReadiness,
-    private readonly discovery: DiscoveryService,
   ) {}
 
   @Get('healthz')
@@ -39,27 +32,7 @@ export class HealthController {
   @ApiJson(200, readinessView, { description: 'Ready: every check passed', headers: ['Cache-Control'] })
   @ApiProblems('NOT_READY')
   readiness() {
-    return this.health.check([
-      () =>
-        this.indicators
-          .check('database')
-          .attempt(() => this.database.ping())
-          .withTimeout(2000),
-      () =>
-        this.indicators
-          .check('migrations')
-          .attempt(async () => {
-            const missing = await this.database.pendingMigrations();
-            if (missing.length) throw new Error(`pending migrations: ${missing.join(', ')}`);
-            return { skills_loaded: this.catalog.size };
-          })
-          .withTimeout(2000),
-      () => {
-        const catalog = catalogReadiness(this.discovery.lastReport, this.catalog);
-        const session = this.indicators.check('catalog');
-        return catalog.up ? session.up(catalog.data) : session.down(catalog.data);
-      },
-    ]);
+    return this.checks.check();
   }
 
   @Get('v1/health')

@@ -23,6 +23,12 @@ export class SkillQueries {
     return { skill, current: currentVersion(skill) };
   }
 
+  /** The skill with the version asked for, or its current one when none is named. */
+  getAt(name: string, version: string | undefined): { skill: SkillRecord; version: SkillVersionRecord } {
+    const { skill, current } = this.get(name);
+    return { skill, version: version ? this.version(name, version) : current };
+  }
+
   versions(name: string): SkillVersionRecord[] {
     return this.get(name).skill.versions;
   }

@@ -30,9 +30,7 @@ export class SkillsGrpcController {
 
   @GrpcMethod(GRPC_SERVICE, 'GetSkill')
   getSkill(@Payload() request: { name?: string; version?: string }) {
-    const name = required(request.name, 'name');
-    const { skill, current } = this.queries.get(name);
-    const version = request.version ? this.queries.version(name, request.version) : current;
+    const { skill, version } = this.queries.getAt(required(request.name, 'name'), request.version || undefined);
     return withDeprecationTrailers({ skill: skillVersionMessage(version), versions: versionSummaries(skill) }, [version]);
   }
 

@@ -1,7 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { TwinStore } from '#twin/index.js';
-import { ExecutionQueries } from '../executions/execution-queries.js';
+import { TwinUseCases } from './twin-use-cases.js';
 import { executionIdParam, parseExecutionId } from '../executions/executions.dto.js';
 import { ApiJson, ApiProblems } from '../openapi/api-decorators.js';
 import { inlineSchema } from '../openapi/openapi-components.js';
@@ -12,10 +11,7 @@ import { presentExecutionTwinAccess } from './twin.presenter.js';
 @ApiTags('twin')
 @Controller('v1/executions')
 export class ExecutionTwinController {
-  constructor(
-    private readonly twin: TwinStore,
-    private readonly executions: ExecutionQueries,
-  ) {}
+  constructor(private readonly useCases: TwinUseCases) {}
 
   @Get(':id/twin')
   @ApiOperation({
@@ -26,7 +22,7 @@ export class ExecutionTwinController {
   @ApiJson(200, executionTwinAccessView, { description: 'What the execution read and wrote' })
   @ApiProblems('EXECUTION_NOT_FOUND', 'DATABASE_UNAVAILABLE')
   async access(@Param('id') rawId: string): Promise<ExecutionTwinAccessWire> {
-    const execution = await this.executions.get(parseExecutionId(rawId));
-    return presentExecutionTwinAccess(execution, await this.twin.accessOf(execution.id));
+    const { execution, access } = await this.useCases.executionAccess(parseExecutionId(rawId));
+    return presentExecutionTwinAccess(execution, access);
   }
 }

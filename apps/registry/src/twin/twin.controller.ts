@@ -5,6 +5,7 @@ import { TwinStore, twinLimitsOf } from '#twin/index.js';
 import { isTextMediaType } from '#package-store/index.js';
 import { AnyToken, CurrentPrincipal } from '../auth/auth.guard.js';
 import type { Principal } from '../auth/principal.js';
+import { TwinUseCases } from './twin-use-cases.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiContent, ApiJson, ApiNotModified, ApiProblems, ApiQueryParams, BINARY } from '../openapi/api-decorators.js';
 import {
@@ -51,6 +52,7 @@ import { METADATA_HEADER, readWorkProductUpload } from './twin-upload-request.js
 export class TwinController {
   constructor(
     private readonly twin: TwinStore,
+    private readonly useCases: TwinUseCases,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -290,8 +292,8 @@ export class TwinController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<ConstraintsWire> {
     const body = parseConstraintsBody(rawBody);
-    const written = await this.twin.setConstraints(id, branch, body.constraints, principal);
-    return presentConstraints(await this.twin.require(id, branch), written);
+    const { product, written } = await this.useCases.setConstraints(id, branch, body.constraints, principal);
+    return presentConstraints(product, written);
   }
 
   @Get('work-products/:id/revisions/:revision/provenance')

@@ -2,13 +2,13 @@ import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { TwinStore } from '#twin/index.js';
 import type { Principal } from '../auth/principal.js';
-import { ExecutionQueries } from '../executions/execution-queries.js';
 import { parseExecutionId } from '../executions/executions.dto.js';
 import { GrpcAnyToken, GrpcAuthGuard, GrpcCaller } from '../grpc/grpc-auth.guard.js';
 import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
 import { required } from '../grpc/grpc-fields.js';
 import type { ProtoStruct } from '../grpc/proto-values.js';
 import { GRPC_TWIN_SERVICE } from '../grpc/registry-grpc-server.js';
+import { TwinUseCases } from './twin-use-cases.js';
 import {
   branchMessage,
   constraintsMessage,
@@ -45,7 +45,7 @@ import {
 export class TwinGrpcController {
   constructor(
     private readonly twin: TwinStore,
-    private readonly executions: ExecutionQueries,
+    private readonly useCases: TwinUseCases,
   ) {}
 
   @GrpcMethod(GRPC_TWIN_SERVICE, 'ListBranches')
@@ -111,8 +111,8 @@ export class TwinGrpcController {
   @GrpcAnyToken()
   async setConstraints(@Payload() request: WorkProductRequest & { constraints?: ProtoStruct[] }, @GrpcCaller() principal: Principal) {
     const { id, branch, constraints } = parseSetConstraints(request);
-    const written = await this.twin.setConstraints(id, branch, constraints, principal);
-    return constraintsMessage(await this.twin.require(id, branch), written);
+    const { product, written } = await this.useCases.setConstraints(id, branch, constraints, principal);
+    return constraintsMessage(product, written);
   }
 
   @GrpcMethod(GRPC_TWIN_SERVICE, 'GetConstraints')
@@ -130,7 +130,7 @@ export class TwinGrpcController {
 
   @GrpcMethod(GRPC_TWIN_SERVICE, 'GetExecutionTwinAccess')
   async getExecutionTwinAccess(@Payload() request: { id?: string }) {
-    const execution = await this.executions.get(parseExecutionId(required(request.id, 'id')));
-    return executionTwinAccessMessage(execution, await this.twin.accessOf(execution.id));
+    const { execution, access } = await this.useCases.executionAccess(parseExecutionId(required(request.id, 'id')));
+    return executionTwinAccessMessage(execution, access);
   }
 }
