@@ -185,22 +185,19 @@ function checkCrossFieldRules(fields: Partial<SkillDefinition>, directoryName: s
       `Rename the directory to '${fields.name}' or set "name": "${directoryName}"; the registry finds a skill by its directory.`,
     );
   }
-  if (fields.retries !== undefined && fields.retries > 0 && fields.idempotent === false) {
+  // Repeats the executor makes only for idempotent skills: asking for them on another is a warning.
+  const repeats = [
+    ['retries', fields.retries, 'the executor will not retry it', 'running the skill twice is safe'],
+    ['max_retries_per_gate', fields.max_retries_per_gate, 'the executor will not ask again', 'running the handler twice is safe'],
+  ] as const;
+  for (const [field, value, effect, condition] of repeats) {
+    if (value === undefined || value === 0 || fields.idempotent !== false) continue;
     issues.warning(
       'policy',
       'definition.json',
-      '/retries',
-      `retries is ${fields.retries} but the skill is not idempotent: the executor will not retry it`,
-      'Set "idempotent": true if running the skill twice is safe, or set "retries": 0.',
-    );
-  }
-  if (fields.max_retries_per_gate !== undefined && fields.max_retries_per_gate > 0 && fields.idempotent === false) {
-    issues.warning(
-      'policy',
-      'definition.json',
-      '/max_retries_per_gate',
-      `max_retries_per_gate is ${fields.max_retries_per_gate} but the skill is not idempotent: the executor will not ask again`,
-      'Set "idempotent": true if running the handler twice is safe, or set "max_retries_per_gate": 0.',
+      `/${field}`,
+      `${field} is ${value} but the skill is not idempotent: ${effect}`,
+      `Set "idempotent": true if ${condition}, or set "${field}": 0.`,
     );
   }
   fields.tags?.forEach((tag, index) => {
