@@ -72,6 +72,11 @@ export class AdapterConnection {
     return refresh;
   }
 
+  /** The last listing, however old (null before the first answer or failure). */
+  knownListing(): AdapterListing | null {
+    return this.listing;
+  }
+
   /** The cached listing while it is trusted as it is (see currentListing), else null: then ask currentListing. */
   freshListing(): AdapterListing | null {
     const listing = this.listing;

@@ -62,6 +62,23 @@ export function parseDisabledTools(raw: string | undefined, variable = 'TOOLS_DI
   return disabled;
 }
 
+const FLAG_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+/**
+ * Parse `FEATURE_FLAGS`: comma-separated names of the feature flags this platform enables, e.g.
+ * `enable_thermal,enable_beta_drc`. A tool or hook that requires a flag not listed is off. Empty enables none.
+ */
+export function parseFeatureFlags(raw: string | undefined, variable = 'FEATURE_FLAGS'): Set<string> {
+  const flags = new Set<string>();
+  for (const entry of splitList(raw)) {
+    if (!FLAG_NAME.test(entry)) {
+      throw new BridgeConfigError(`${variable}: '${entry}' is not a flag name (a letter, then letters, digits, '_', '.' or '-')`);
+    }
+    flags.add(entry);
+  }
+  return flags;
+}
+
 /** Split `<adapter>.<tool>`; null when the id has no adapter or no tool part. */
 export function splitToolId(toolId: string): { adapter: string; tool: string } | null {
   const dot = toolId.indexOf('.');

@@ -1,4 +1,4 @@
-export { parseDisabledTools, parseToolAdapters } from './config.js';
+export { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from './config.js';
 export { McpBridgeClient } from './mcp-bridge-client.js';
 export type { AdapterStatus, BridgeToolDescriptor } from './mcp-bridge-client.js';
 export { ExecutionBridgeView } from './execution-view.js';

@@ -3,7 +3,7 @@ import type { DisabledToolResult, McpBridge, ToolDescriptor, ToolInvokeOptions }
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { Tool } from '@modelcontextprotocol/client';
 import { AdapterConnection, describeError, type AdapterListing } from './adapter-connection.js';
-import { BridgeConfigError, parseDisabledTools, parseToolAdapters, splitToolId } from './config.js';
+import { BridgeConfigError, parseDisabledTools, parseFeatureFlags, parseToolAdapters, splitToolId } from './config.js';
 import { ExecutionBridgeView } from './execution-view.js';
 import type { ExecutionViewOptions, ToolCallListener } from './execution-view.js';
 import { silentLogger } from './logger.js';
@@ -13,8 +13,13 @@ import { isPlainObject, toolResultToRecord } from './tool-result.js';
 export interface McpBridgeClientOptions {
   /** Adapter name → MCP endpoint (Streamable HTTP), e.g. from `parseToolAdapters(process.env.TOOL_ADAPTERS)`. */
   adapters: ReadonlyMap<string, URL | string>;
-  /** Tool ids switched off by feature flag (`TOOLS_DISABLED`). */
+  /** Tool ids the operator switched off (`TOOLS_DISABLED`). */
   disabledTools?: Iterable<string>;
+  /**
+   * Feature flags this platform enables (`FEATURE_FLAGS`): a tool whose adapter declares
+   * `_meta.requiresFeatureFlag` is disabled unless its flag is among them (seed 001 §3.3).
+   */
+  featureFlags?: Iterable<string>;
   /** How long a `tools/list` answer is trusted before asking the adapter again. Default 5000 ms. */
   availabilityTtlMs?: number;
   /** Timeout of a tool call that names none. Default 120000 ms. */
@@ -44,6 +49,13 @@ export interface BridgeToolDescriptor extends ToolDescriptor {
   disabled: boolean;
   /** JSON Schema of the tool's structured result, when the adapter declares one. */
   outputSchema: Record<string, unknown> | null;
+  /** Seed 001 §3.2's tool fields, as the adapter declares them (`_meta.category`, `_meta.timeoutSeconds`, MCP's `idempotentHint`, `_meta.requiresFeatureFlag`); null when it does not. */
+  category: string | null;
+  /** Longest one call may run on the adapter, in seconds. */
+  timeoutSeconds: number | null;
+  /** MCP's `idempotentHint` (false when the adapter does not say, as MCP defines it). */
+  idempotent: boolean;
+  requiresFeatureFlag: string | null;
   /** Why `available` is false (disabled, adapter unreachable, program not installed); null when available. */
   unavailableReason: string | null;
 }
@@ -69,6 +81,7 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export class McpBridgeClient implements McpBridge {
   private readonly connections = new Map<string, AdapterConnection>();
   private readonly disabled: ReadonlySet<string>;
+  private readonly featureFlags: ReadonlySet<string>;
   private readonly defaultTimeoutMs: number;
   private readonly logger: BridgeLogger;
   private closed = false;
@@ -76,6 +89,7 @@ export class McpBridgeClient implements McpBridge {
   constructor(options: McpBridgeClientOptions) {
     this.logger = options.logger ?? silentLogger;
     this.disabled = new Set(options.disabledTools ?? []);
+    this.featureFlags = new Set(options.featureFlags ?? []);
     this.defaultTimeoutMs = positive(options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS, 'defaultTimeoutMs');
     const connectionOptions = {
       availabilityTtlMs: positive(options.availabilityTtlMs, DEFAULT_TTL_MS, 'availabilityTtlMs'),
@@ -90,12 +104,13 @@ export class McpBridgeClient implements McpBridge {
 
   /**
    * A bridge configured from the environment: `TOOL_ADAPTERS` (required list, may be empty), `TOOLS_DISABLED`,
-   * `TOOL_AVAILABILITY_TTL_MS`, `TOOL_DEFAULT_TIMEOUT_MS`. Throws BridgeConfigError naming the bad variable.
+   * `FEATURE_FLAGS`, `TOOL_AVAILABILITY_TTL_MS`, `TOOL_DEFAULT_TIMEOUT_MS`. Throws BridgeConfigError naming the bad variable.
    */
   static fromEnv(env: Record<string, string | undefined> = process.env, options: Partial<McpBridgeClientOptions> = {}): McpBridgeClient {
     return new McpBridgeClient({
       adapters: parseToolAdapters(env.TOOL_ADAPTERS),
       disabledTools: parseDisabledTools(env.TOOLS_DISABLED),
+      featureFlags: parseFeatureFlags(env.FEATURE_FLAGS),
       availabilityTtlMs: envNumber(env, 'TOOL_AVAILABILITY_TTL_MS'),
       defaultTimeoutMs: envNumber(env, 'TOOL_DEFAULT_TIMEOUT_MS'),
       ...options,
@@ -114,6 +129,10 @@ export class McpBridgeClient implements McpBridge {
   async invoke(toolId: string, params: Record<string, unknown>, options: BridgeInvokeOptions = {}): Promise<Record<string, unknown>> {
     if (this.disabled.has(toolId)) return disabledResult(toolId);
     const { connection, tool } = this.resolve(toolId);
+    // The flag a tool requires is in its listing: read it once before the first call of this adapter.
+    if (!connection.knownListing()) await connection.currentListing();
+    const flagReason = this.flagReason(toolId);
+    if (flagReason) return { disabled: true, reason: flagReason };
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     const signal = options.signal;
     if (signal?.aborted) throw new McpTimeoutError(toolId, null);
@@ -126,9 +145,25 @@ export class McpBridgeClient implements McpBridge {
     }
   }
 
-  /** Whether the operator switched the tool off (`TOOLS_DISABLED`), whatever its adapter's state. */
+  /**
+   * Whether a call of the tool answers `{ disabled: true, reason }`: the operator switched it off
+   * (`TOOLS_DISABLED`), or its adapter declares a feature flag that `FEATURE_FLAGS` does not enable
+   * (known once the adapter's tools were listed), whatever the adapter's state.
+   */
   isDisabled(toolId: string): boolean {
-    return this.disabled.has(toolId);
+    return this.disabledReason(toolId) !== null;
+  }
+
+  /** Why the tool is disabled (see isDisabled); null when it is not. */
+  disabledReason(toolId: string): string | null {
+    return this.disabled.has(toolId) ? `tool '${toolId}' is disabled by TOOLS_DISABLED` : this.flagReason(toolId);
+  }
+
+  private flagReason(toolId: string): string | null {
+    const parts = splitToolId(toolId);
+    const tool = parts && this.connections.get(parts.adapter)?.knownListing()?.tools.find((candidate) => candidate.name === parts.tool);
+    const flag = tool ? requiredFlag(tool) : null;
+    return flag && !this.featureFlags.has(flag) ? `tool '${toolId}' requires feature flag '${flag}', which FEATURE_FLAGS does not enable` : null;
   }
 
   async isAvailable(toolId: string): Promise<boolean> {
@@ -137,7 +172,7 @@ export class McpBridgeClient implements McpBridge {
     const connection = parts && this.connections.get(parts.adapter);
     if (!parts || !connection) return false;
     const listing = await connection.currentListing();
-    if (!listing.reachable) return false;
+    if (!listing.reachable || this.flagReason(toolId)) return false;
     const tool = listing.tools.find((candidate) => candidate.name === parts.tool);
     return tool !== undefined && programAvailable(tool);
   }
@@ -230,9 +265,12 @@ export class McpBridgeClient implements McpBridge {
   private describe(adapter: string, tool: Tool, unreachableReason: string | null): BridgeToolDescriptor {
     const toolId = `${adapter}.${tool.name}`;
     const meta = isPlainObject(tool._meta) ? tool._meta : {};
-    const disabled = this.disabled.has(toolId);
+    const flag = requiredFlag(tool);
+    const flagOff = flag !== null && !this.featureFlags.has(flag);
+    const disabled = this.disabled.has(toolId) || flagOff;
     let unavailableReason: string | null = null;
-    if (disabled) unavailableReason = 'disabled by TOOLS_DISABLED';
+    if (this.disabled.has(toolId)) unavailableReason = 'disabled by TOOLS_DISABLED';
+    else if (flagOff) unavailableReason = `requires feature flag '${flag}' (not in FEATURE_FLAGS)`;
     else if (unreachableReason) unavailableReason = `adapter '${adapter}' is unreachable: ${unreachableReason}`;
     else if (!programAvailable(tool)) {
       unavailableReason = typeof meta.unavailableReason === 'string' ? meta.unavailableReason : 'the adapter reports the tool unavailable';
@@ -249,6 +287,10 @@ export class McpBridgeClient implements McpBridge {
       unavailableReason,
       inputSchema: tool.inputSchema as Record<string, unknown>,
       outputSchema: (tool.outputSchema as Record<string, unknown> | undefined) ?? null,
+      category: typeof meta.category === 'string' ? meta.category : null,
+      timeoutSeconds: typeof meta.timeoutSeconds === 'number' && meta.timeoutSeconds > 0 ? meta.timeoutSeconds : null,
+      idempotent: tool.annotations?.idempotentHint === true,
+      requiresFeatureFlag: flag,
     };
   }
 
@@ -280,6 +322,12 @@ export class McpBridgeClient implements McpBridge {
     }
     return new McpToolError(toolId, describeError(error));
   }
+}
+
+/** The feature flag an adapter declares its tool needs (`_meta.requiresFeatureFlag`), or null. */
+function requiredFlag(tool: Tool): string | null {
+  const flag = isPlainObject(tool._meta) ? tool._meta.requiresFeatureFlag : undefined;
+  return typeof flag === 'string' && flag.length > 0 ? flag : null;
 }
 
 /** Adapters of this project mark tools whose program is missing with `_meta.available: false`. */

@@ -24,6 +24,7 @@ export function runFeaTool(ccx: Program) {
       'Run a CalculiX static stress deck (.inp contents) with ccx and summarise the results: largest nodal von Mises stress ' +
       'per element set (MPa for N-mm models), displacement extremes, solver time, element and node counts.',
     capability: 'stress_analysis',
+    category: 'computation',
     program: ccx,
     inputSchema: runFeaInputSchema,
     outputSchema: runFeaOutputSchema,

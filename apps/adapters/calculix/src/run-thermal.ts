@@ -18,6 +18,7 @@ export function runThermalTool(ccx: Program) {
       'Run a CalculiX *HEAT TRANSFER deck (.inp contents; steady state or transient) with ccx and summarise the temperature ' +
       'field: min/max/mean, hottest and coldest node, per node set and element set, and the history of a transient run.',
     capability: 'thermal_analysis',
+    category: 'computation',
     program: ccx,
     inputSchema: runThermalInputSchema,
     outputSchema: runThermalOutputSchema,

@@ -42,7 +42,7 @@ interface AdapterHealth {
   adapter: string;
   version: string;
   programs: ProgramStatus[];
-  tools: { name: string; capability: string; available: boolean }[];
+  tools: { name: string; capability: string; category: string; available: boolean }[];
 }
 
 /** Serve an adapter: MCP over Streamable HTTP at `/mcp` (2026-07-28 and, statelessly, 2025-era clients) and `GET /healthz`. */
@@ -59,9 +59,13 @@ export async function startAdapterServer(adapter: AdapterDefinition, options: Ad
           description: tool.description,
           inputSchema: tool.inputSchema,
           outputSchema: tool.outputSchema,
-          annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+          annotations: { readOnlyHint: true, idempotentHint: tool.idempotent, openWorldHint: false },
+          // Seed 001 §3.2's tool fields travel in _meta (idempotent as MCP's idempotentHint, above).
           _meta: {
             capability: tool.capability,
+            category: tool.category,
+            timeoutSeconds: Math.round(limits.maxRunMs / 1000),
+            ...(tool.requiresFeatureFlag ? { requiresFeatureFlag: tool.requiresFeatureFlag } : {}),
             program: status.name,
             available: status.found,
             ...(status.found ? { programVersion: status.version } : { unavailableReason: tool.program.missingMessage }),
@@ -129,7 +133,12 @@ export async function startAdapterServer(adapter: AdapterDefinition, options: Ad
 async function health(adapter: AdapterDefinition): Promise<AdapterHealth> {
   const programs = await Promise.all(adapter.programs.map((program) => program.probe()));
   const tools = await Promise.all(
-    adapter.tools.map(async (tool) => ({ name: tool.name, capability: tool.capability, available: (await tool.program.probe()).found })),
+    adapter.tools.map(async (tool) => ({
+      name: tool.name,
+      capability: tool.capability,
+      category: tool.category,
+      available: (await tool.program.probe()).found,
+    })),
   );
   return {
     status: programs.every((program) => program.found) ? 'ok' : 'degraded',

@@ -41,6 +41,12 @@ export interface AdapterToolDefinition<I extends z.ZodObject, O extends z.ZodObj
   description: string;
   /** What the tool does, in the catalog's vocabulary (`stress_analysis`, `circuit_simulation`, ...). */
   capability: string;
+  /** The kind of tool (seed 001 §3.2): `computation` (a solver run), `verification` (a rules check), `conversion` (an export). */
+  category: ToolCategory;
+  /** Whether a second call with the same input is harmless (seed 001 §3.2 `idempotent`). Default true: each call has its own scratch directory and changes nothing outside it. */
+  idempotent?: boolean;
+  /** A feature flag the caller's platform must enable (`FEATURE_FLAGS`) for the tool to be called; without it the bridge answers `{ disabled: true, reason }`. */
+  requiresFeatureFlag?: string;
   program: Program;
   inputSchema: I;
   outputSchema: O;
@@ -49,12 +55,18 @@ export interface AdapterToolDefinition<I extends z.ZodObject, O extends z.ZodObj
   handler(input: z.output<I>, context: ToolRunContext): Promise<z.output<O>>;
 }
 
+/** Seed 001 §3.2's tool categories, as this project's adapters use them. */
+export type ToolCategory = 'computation' | 'verification' | 'conversion';
+
 /** A defined tool with its types erased, ready to register on any server instance. */
 export interface AdapterTool {
   name: string;
   title: string;
   description: string;
   capability: string;
+  category: ToolCategory;
+  idempotent: boolean;
+  requiresFeatureFlag: string | null;
   program: Program;
   inputSchema: z.ZodObject;
   outputSchema: z.ZodObject;
@@ -68,6 +80,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(definit
     title: definition.title,
     description: definition.description,
     capability: definition.capability,
+    category: definition.category,
+    idempotent: definition.idempotent ?? true,
+    requiresFeatureFlag: definition.requiresFeatureFlag ?? null,
     program: definition.program,
     inputSchema: definition.inputSchema,
     outputSchema: definition.outputSchema,

@@ -16,6 +16,7 @@ export function exportMeshTool(gmsh: Program) {
       'Mesh a geometry (.geo script and/or STEP) in 3-D with gmsh and return a CalculiX-ready .inp: solid elements, an element ' +
       'set per physical volume, a node set per physical group and an element-face surface per physical surface, with counts.',
     capability: 'mesh_generation',
+    category: 'conversion',
     program: gmsh,
     inputSchema: exportMeshInputSchema,
     outputSchema: exportMeshOutputSchema,

@@ -26,6 +26,7 @@ export function measureTool(gmsh: Program) {
       'Measure a geometry (.geo script and/or STEP) with gmsh: bounding box, total volume and area, volume/area/length and ' +
       'centroid of every physical group, and distances between named physical groups (points exactly, others by centroid).',
     capability: 'geometry_measurement',
+    category: 'computation',
     program: gmsh,
     inputSchema: measureInputSchema,
     outputSchema: measureOutputSchema,

@@ -18,6 +18,7 @@ export function exportBomTool(kicad: Program) {
       '(every part with all its fields, DNP and exclude-from-BOM flags), and parts are grouped into rows by the chosen fields ' +
       '(default Value and Footprint). Returns rows {references, value, footprint, quantity, dnp, fields} and totals.',
     capability: 'bom_export',
+    category: 'conversion',
     program: kicad,
     inputSchema: exportBomInputSchema,
     outputSchema: exportBomOutputSchema,

@@ -16,6 +16,7 @@ export function runDrcTool(kicad: Program) {
       'and custom rules when given, and optionally schematic parity. Returns violations (rule, severity, message, clearance ' +
       'or width limit and actual value in mm, items with net/layer/position), unconnected items and counts.',
     capability: 'design_rules_check',
+    category: 'verification',
     program: kicad,
     inputSchema: runDrcInputSchema,
     outputSchema: runDrcOutputSchema,

@@ -16,6 +16,7 @@ export function runErcTool(kicad: Program) {
       'project file). Returns every violation with severity, rule id, message, sheet and the items involved (reference, pin, ' +
       'position in mm), and counts by severity and rule.',
     capability: 'electrical_rules_check',
+    category: 'verification',
     program: kicad,
     inputSchema: runErcInputSchema,
     outputSchema: runErcOutputSchema,

@@ -18,6 +18,7 @@ export function simulateTool(ngspice: Program) {
       'Simulate a SPICE netlist with ngspice in batch mode: operating point, DC sweep, AC (small-signal) and transient ' +
       'analyses. Returns the requested vectors per analysis as numbers (AC: real/imag, magnitude, dB and phase).',
     capability: 'circuit_simulation',
+    category: 'computation',
     program: ngspice,
     inputSchema: simulateInputSchema,
     outputSchema: simulateOutputSchema,
