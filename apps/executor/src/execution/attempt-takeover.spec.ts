@@ -2,12 +2,14 @@ import { describe, expect, it, jest } from '@jest/globals';
 import type { BatchedExecutionWrites, ExecutionRecord, ExecutionsRepository } from '#executions/index.js';
 import type { ExecutorConfig } from '../config/executor-config.js';
 import type { ExecutorMetrics } from '../metrics/executor-metrics.js';
+import { AttemptStart } from './attempt-start.js';
 import { AttemptTakeover } from './attempt-takeover.js';
+import { RunningAttempts } from './running-attempts.js';
 import type { ExecutionEventPublisher } from './execution-event-publisher.js';
 
 const lostAttempt = { id: 'e1', attempts: 2, maxAttempts: 3, skillName: 'demo', tool: null } as ExecutionRecord;
 
-function takeover(outcomes: { finish?: ExecutionRecord | null; release?: ExecutionRecord | null }) {
+function takeover(outcomes: { finish?: ExecutionRecord | null; release?: ExecutionRecord | null }, running = new RunningAttempts()) {
   const finish = jest.fn(async (..._args: unknown[]) => outcomes.finish ?? null);
   const releaseLostAttempt = jest.fn(async (..._args: unknown[]) => outcomes.release ?? null);
   const publish = jest.fn(async (..._args: unknown[]) => undefined);
@@ -16,10 +18,17 @@ function takeover(outcomes: { finish?: ExecutionRecord | null; release?: Executi
     { finish } as unknown as BatchedExecutionWrites,
     { publish } as unknown as ExecutionEventPublisher,
     { takenOver: () => undefined, concluded: () => undefined } as unknown as ExecutorMetrics,
+    running,
     { LOST_AFTER_MS: 3000 } as ExecutorConfig,
   );
   return { subject, finish, releaseLostAttempt, publish };
 }
+
+const heldHere = (attempt: number) => {
+  const running = new RunningAttempts();
+  running.hold('e1', { attempt, controller: new AbortController(), start: AttemptStart.written({ ...lostAttempt, attempts: attempt }) });
+  return running;
+};
 
 describe('AttemptTakeover', () => {
   it('fails a non-idempotent execution WORKER_LOST, only while the heartbeat is still stale', async () => {
@@ -58,5 +67,23 @@ describe('AttemptTakeover', () => {
       expect(await subject.takeOver(lostAttempt, idempotent)).toBeNull();
       expect(publish).not.toHaveBeenCalled();
     }
+  });
+
+  it('never takes over an attempt this process runs itself: a late heartbeat of a live process is not a death', async () => {
+    for (const idempotent of [false, true]) {
+      const { subject, finish, releaseLostAttempt, publish } = takeover(
+        { finish: { ...lostAttempt, status: 'FAILED' }, release: { ...lostAttempt, status: 'QUEUED' } },
+        heldHere(2),
+      );
+      expect(await subject.takeOver(lostAttempt, idempotent)).toBeNull();
+      expect(finish).not.toHaveBeenCalled();
+      expect(releaseLostAttempt).not.toHaveBeenCalled();
+      expect(publish).not.toHaveBeenCalled();
+    }
+  });
+
+  it('takes over a stale attempt of an execution this process ran an earlier attempt of', async () => {
+    const { subject } = takeover({ finish: { ...lostAttempt, status: 'FAILED' } }, heldHere(1));
+    expect(await subject.takeOver(lostAttempt, false)).toBe('failed');
   });
 });

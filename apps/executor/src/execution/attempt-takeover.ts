@@ -9,12 +9,15 @@ import {
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { ExecutionEventPublisher } from './execution-event-publisher.js';
+import { RunningAttempts } from './running-attempts.js';
 
 /**
  * Settles an attempt whose worker stopped sending heartbeats for LOST_AFTER_MS: a non-idempotent
  * execution (or one without attempts left) fails with WORKER_LOST, never running again; an
  * idempotent one is released for another attempt. Every write re-checks, in the database, that
  * the heartbeat is still stale, so a live worker whose heartbeat lands first keeps its attempt.
+ * An attempt this process runs itself is never taken over here: its heartbeat is late because the
+ * process is slow (a starved event loop, a busy pool), not dead.
  */
 @Injectable()
 export class AttemptTakeover {
@@ -23,11 +26,13 @@ export class AttemptTakeover {
     private readonly writes: BatchedExecutionWrites,
     private readonly events: ExecutionEventPublisher,
     private readonly metrics: ExecutorMetrics,
+    private readonly running: RunningAttempts,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
   ) {}
 
   /** What was decided, or null when nothing was (the worker is alive, or someone else decided). */
   async takeOver(execution: ExecutionRecord, idempotent: boolean): Promise<'failed' | 'released' | null> {
+    if (this.running.holds(execution.id, execution.attempts)) return null;
     const guard: AttemptGuard = { attempt: execution.attempts, staleForMs: this.config.LOST_AFTER_MS };
     const lost: ExecutionError = {
       code: 'WORKER_LOST',

@@ -33,6 +33,11 @@ export class RunningAttempts {
     if (entry?.start === start) entry.attempt = attempt;
   }
 
+  /** Whether this process runs attempt `attempt` of the execution (then it is alive, however late its heartbeat). */
+  holds(executionId: string, attempt: number): boolean {
+    return this.running.get(executionId)?.attempt === attempt;
+  }
+
   ids(): string[] {
     return [...this.running.keys()];
   }
