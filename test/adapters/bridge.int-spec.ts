@@ -2,7 +2,7 @@
 // a missing program, and an adapter process that is killed and started again on the same port.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { McpToolError, isDisabledTool } from '@skill-registry/sdk';
-import { McpBridgeClient } from '#mcp-bridge/index.js';
+import { McpBridgeClient, missingTools } from '#mcp-bridge/index.js';
 import type { ToolCallEvent } from '#mcp-bridge/index.js';
 import { calculixAdapter } from '../../apps/adapters/calculix/src/adapter.js';
 import { gmshAdapter } from '../../apps/adapters/gmsh/src/adapter.js';
@@ -112,6 +112,80 @@ describe('listing tools', () => {
       expect(badParams.message).toContain('Input validation error');
       expect(await bridge.isAvailable('spice.transient')).toBe(false);
       expect(await bridge.isAvailable('nodot')).toBe(false);
+    } finally {
+      await bridge.close();
+    }
+  });
+});
+
+describe("seed 001 §3's tool fields and feature flags", () => {
+  it("carries each tool's category, timeout, idempotence and feature flag in the listing", async () => {
+    const bridge = bridgeFor(['spice', 'calculix', 'gmsh']);
+    try {
+      const fields = (await bridge.listTools()).map((tool) => [tool.toolId, tool.category, tool.idempotent, tool.requiresFeatureFlag]);
+      expect(fields).toEqual([
+        ['calculix.run_fea', 'computation', true, null],
+        ['calculix.run_thermal', 'computation', true, null],
+        ['gmsh.export_mesh', 'conversion', true, null],
+        ['gmsh.measure', 'computation', true, null],
+        ['spice.simulate', 'computation', true, null],
+      ]);
+      for (const tool of await bridge.listTools()) expect(tool.timeoutSeconds).toBeGreaterThan(0);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('disables a tool whose flag FEATURE_FLAGS does not enable: a structured answer for the handler, not a missing tool', async () => {
+    const base = spiceAdapter();
+    const flagged = await startInProcess({
+      ...base,
+      tools: base.tools.map((tool) => ({ ...tool, requiresFeatureFlag: 'enable_beta_spice' })),
+    });
+    const url = flagged.url;
+    const off = new McpBridgeClient({ adapters: new Map([['spice', url]]) });
+    const on = new McpBridgeClient({ adapters: new Map([['spice', url]]), featureFlags: ['enable_beta_spice'] });
+    try {
+      // First thing on a fresh bridge: the flag is learnt from the listing that the availability check reads.
+      expect(await missingTools(off, [{ tool_id: 'spice.simulate' }])).toEqual([]);
+      const answer = await off.invoke('spice.simulate', OP_CALL);
+      expect(answer).toEqual({
+        disabled: true,
+        reason: "tool 'spice.simulate' requires feature flag 'enable_beta_spice', which FEATURE_FLAGS does not enable",
+      });
+      expect(off.isDisabled('spice.simulate')).toBe(true);
+      expect(await off.isAvailable('spice.simulate')).toBe(false);
+      expect((await off.getTool('spice.simulate'))?.requiresFeatureFlag).toBe('enable_beta_spice');
+      const result = await on.invoke('spice.simulate', OP_CALL);
+      expect(result.disabled).toBeUndefined();
+      expect(on.isDisabled('spice.simulate')).toBe(false);
+    } finally {
+      await off.close();
+      await on.close();
+      await flagged.close();
+    }
+  });
+
+  it('tells a registration check whether a configured adapter declares a tool', async () => {
+    const port = await freePort();
+    const bridge = new McpBridgeClient({
+      adapters: new Map([
+        ['spice', adapters.spice.url],
+        ['calculix', `http://127.0.0.1:${port}/mcp`],
+      ]),
+      connectTimeoutMs: 2000,
+    });
+    try {
+      expect((await bridge.declaration('spice.simulate')).state).toBe('declared');
+      expect(await bridge.declaration('spice.transient')).toEqual({
+        state: 'not_declared',
+        detail: "adapter 'spice' declares no tool 'transient' (it declares: simulate)",
+      });
+      expect((await bridge.declaration('calculix.run_fea')).state).toBe('adapter_unreachable');
+      expect((await bridge.declaration('kicad.run_erc')).detail).toBe(
+        "no configured adapter is named 'kicad' (configured: spice, calculix)",
+      );
+      expect((await bridge.declaration('nodot')).state).toBe('no_such_adapter');
     } finally {
       await bridge.close();
     }

@@ -14,10 +14,12 @@ describe('a disabled tool degrades gracefully (registry in process, executor as 
   let executor: RunningExecutor;
   const queuePrefix = `test-disabled-${process.pid}-${Date.now()}`;
   const tools = { TOOL_ADAPTERS: 'spice=http://127.0.0.1:9/mcp', TOOLS_DISABLED: 'spice.simulate' };
+  // The registry knows an adapter 'nosuch' (down, so needs_missing_tool registers with a warning); the executor does not.
+  const registryTools = { ...tools, TOOL_ADAPTERS: 'spice=http://127.0.0.1:9/mcp,nosuch=http://127.0.0.1:9/mcp' };
 
   beforeAll(async () => {
     db = await createTestDatabase('disabled_tools');
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix, env: tools });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix, env: registryTools });
     executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env: tools });
     await activate(registry.baseUrl, ['tool_or_fallback', 'needs_missing_tool']);
   });

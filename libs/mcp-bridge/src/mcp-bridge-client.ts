@@ -161,9 +161,16 @@ export class McpBridgeClient implements McpBridge {
 
   private flagReason(toolId: string): string | null {
     const parts = splitToolId(toolId);
-    const tool = parts && this.connections.get(parts.adapter)?.knownListing()?.tools.find((candidate) => candidate.name === parts.tool);
+    const tool =
+      parts &&
+      this.connections
+        .get(parts.adapter)
+        ?.knownListing()
+        ?.tools.find((candidate) => candidate.name === parts.tool);
     const flag = tool ? requiredFlag(tool) : null;
-    return flag && !this.featureFlags.has(flag) ? `tool '${toolId}' requires feature flag '${flag}', which FEATURE_FLAGS does not enable` : null;
+    return flag && !this.featureFlags.has(flag)
+      ? `tool '${toolId}' requires feature flag '${flag}', which FEATURE_FLAGS does not enable`
+      : null;
   }
 
   async isAvailable(toolId: string): Promise<boolean> {
@@ -215,6 +222,28 @@ export class McpBridgeClient implements McpBridge {
   private toolIn(adapter: string, listing: AdapterListing, name: string): BridgeToolDescriptor | null {
     const tool = listing.tools.find((candidate) => candidate.name === name);
     return tool ? this.describe(adapter, tool, listing.reachable ? null : (listing.error ?? 'unreachable')) : null;
+  }
+
+  /**
+   * Whether a configured adapter declares the tool, for a registration check: `declared`; `not_declared` (its
+   * adapter answered and does not list it); `adapter_unreachable` (its adapter is configured but down: cannot
+   * tell); `no_such_adapter` (no configured adapter has its name, or the id has no `<adapter>.` part).
+   */
+  async declaration(toolId: string): Promise<{ state: ToolDeclaration; detail: string }> {
+    const parts = splitToolId(toolId);
+    const connection = parts && this.connections.get(parts.adapter);
+    if (!parts || !connection) {
+      const known = this.adapterNames.join(', ') || 'none';
+      return { state: 'no_such_adapter', detail: `no configured adapter is named '${parts?.adapter ?? toolId}' (configured: ${known})` };
+    }
+    const listing = await connection.currentListing();
+    if (listing.tools.some((tool) => tool.name === parts.tool))
+      return { state: 'declared', detail: `adapter '${parts.adapter}' declares it` };
+    if (!listing.reachable) {
+      return { state: 'adapter_unreachable', detail: `adapter '${parts.adapter}' is unreachable: ${listing.error ?? 'no answer'}` };
+    }
+    const names = listing.tools.map((tool) => tool.name).join(', ') || 'none';
+    return { state: 'not_declared', detail: `adapter '${parts.adapter}' declares no tool '${parts.tool}' (it declares: ${names})` };
   }
 
   /** Reachability of every configured adapter (from the availability cache). */
@@ -323,6 +352,9 @@ export class McpBridgeClient implements McpBridge {
     return new McpToolError(toolId, describeError(error));
   }
 }
+
+/** What a registration check learns of a tool id (McpBridgeClient.declaration). */
+export type ToolDeclaration = 'declared' | 'not_declared' | 'adapter_unreachable' | 'no_such_adapter';
 
 /** The feature flag an adapter declares its tool needs (`_meta.requiresFeatureFlag`), or null. */
 function requiredFlag(tool: Tool): string | null {

@@ -10,12 +10,11 @@ export async function missingTools(
   bridge: McpBridge & { isDisabled?(toolId: string): boolean },
   toolsRequired: readonly { tool_id: string; required?: boolean }[],
 ): Promise<string[]> {
-  const required = toolsRequired
-    .filter((tool) => tool.required !== false && !bridge.isDisabled?.(tool.tool_id))
-    .map((tool) => tool.tool_id);
+  const required = toolsRequired.filter((tool) => tool.required !== false).map((tool) => tool.tool_id);
   if (required.length === 0) return [];
   const availability = await Promise.all(required.map((toolId) => bridge.isAvailable(toolId).catch(() => false)));
-  const missing = required.filter((_, index) => !availability[index]);
+  // Asked after isAvailable: a tool whose adapter requires a feature flag is known to be disabled once its listing is read.
+  const missing = required.filter((toolId, index) => !availability[index] && !bridge.isDisabled?.(toolId));
   if (missing.length === 0) return [];
   const listed = await bridge.listTools().catch(() => []);
   return missing.map((toolId) => {

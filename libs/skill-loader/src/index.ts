@@ -8,7 +8,7 @@ export {
 } from './definition.js';
 export { resolveExampleTwin, type PackageFileSource } from './example-twin.js';
 export type { ValidationIssue } from './issues.js';
-export { countIssues } from './issues.js';
+export { countIssues, ISSUE_CATEGORIES } from './issues.js';
 export { SkillPackageLoader, type LoadedSkillPackage } from './loader.js';
 export { findSkillPackages, hashSkillPackage, isSkillPackageDir } from './package-files.js';
 export { formatPackageReport } from './report.js';

@@ -4,9 +4,23 @@
  */
 export type IssueSeverity = 'error' | 'warning' | 'info';
 
-/** Which check produced a finding. */
-export type IssueCategory =
-  'files' | 'json' | 'definition' | 'schema' | 'handler' | 'examples' | 'policy' | 'docs' | 'dependencies' | 'compatibility';
+/** Which check produced a finding (also the enum of the wire view of a finding). */
+export const ISSUE_CATEGORIES = [
+  'files',
+  'json',
+  'definition',
+  'schema',
+  'handler',
+  'examples',
+  'policy',
+  'docs',
+  'dependencies',
+  'compatibility',
+  /** Required tools checked against the registry's adapters at registration (seed 001 §3.1). */
+  'tools',
+] as const;
+
+export type IssueCategory = (typeof ISSUE_CATEGORIES)[number];
 
 /** One finding about a skill package, precise enough for its author to act on. */
 export interface ValidationIssue {

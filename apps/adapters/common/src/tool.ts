@@ -56,7 +56,7 @@ export interface AdapterToolDefinition<I extends z.ZodObject, O extends z.ZodObj
 }
 
 /** Seed 001 §3.2's tool categories, as this project's adapters use them. */
-export type ToolCategory = 'computation' | 'verification' | 'conversion';
+type ToolCategory = 'computation' | 'verification' | 'conversion';
 
 /** A defined tool with its types erased, ready to register on any server instance. */
 export interface AdapterTool {

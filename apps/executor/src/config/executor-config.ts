@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
-import { parseDisabledTools, parseToolAdapters } from '#mcp-bridge/index.js';
+import { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from '#mcp-bridge/index.js';
 import { SANDBOX_VARIABLES, withSandboxDefaults } from '#handler-sandbox/index.js';
 import { isolationFromEnvironment } from '#script-sandbox/index.js';
 import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
@@ -76,8 +76,10 @@ const executorConfigSchema = z
     METRICS_TOKEN: z.string().min(8).optional(),
     /** `adapter=url` pairs, comma-separated, e.g. `spice=http://127.0.0.1:7101/mcp,calculix=http://127.0.0.1:7102/mcp`. */
     TOOL_ADAPTERS: checkedList(parseToolAdapters),
-    /** Tool ids switched off by feature flag (calls fail as PRECONDITION_FAILED "disabled"). */
+    /** Tool ids the operator switched off: a call answers `{ disabled: true, reason }` without reaching the adapter. */
     TOOLS_DISABLED: checkedList(parseDisabledTools),
+    /** Feature flags this platform enables (seed 001 §3.3): a tool whose adapter requires one not listed answers `{ disabled: true, reason }`. */
+    FEATURE_FLAGS: checkedList(parseFeatureFlags),
     HOST: z.string().min(1).default('127.0.0.1'),
     /** Health endpoint of the executor (GET /healthz, /readyz). */
     EXECUTOR_PORT: portVariable.default(3100),

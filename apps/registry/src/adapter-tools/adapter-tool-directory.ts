@@ -2,9 +2,11 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import {
   McpBridgeClient,
   parseDisabledTools,
+  parseFeatureFlags,
   parseToolAdapters,
   type AdapterStatus,
   type BridgeToolDescriptor,
+  type ToolDeclaration,
 } from '#mcp-bridge/index.js';
 import type { AdapterToolRef } from '#skill-loader/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -15,7 +17,7 @@ export interface RequiredAdapterToolStatus {
   capability: string;
   required: boolean;
   available: boolean;
-  /** Switched off by the operator (TOOLS_DISABLED): the skill still runs, and a call answers `{ disabled: true, reason }`. */
+  /** Switched off (TOOLS_DISABLED, or a feature flag FEATURE_FLAGS does not enable): the skill still runs, and a call answers `{ disabled: true, reason }`. */
   disabled: boolean;
   reason: string | null;
 }
@@ -31,7 +33,12 @@ export class AdapterToolDirectory implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const adapters = parseToolAdapters(config.TOOL_ADAPTERS);
     this.bridge = adapters.size
-      ? new McpBridgeClient({ adapters, disabledTools: parseDisabledTools(config.TOOLS_DISABLED), connectTimeoutMs: 2000 })
+      ? new McpBridgeClient({
+          adapters,
+          disabledTools: parseDisabledTools(config.TOOLS_DISABLED),
+          featureFlags: parseFeatureFlags(config.FEATURE_FLAGS),
+          connectTimeoutMs: 2000,
+        })
       : null;
   }
 
@@ -53,21 +60,32 @@ export class AdapterToolDirectory implements OnApplicationShutdown {
   }
 
   private statusFrom(ref: AdapterToolRef, tool: BridgeToolDescriptor | null): RequiredAdapterToolStatus {
-    const reason = this.bridge?.isDisabled(ref.tool_id)
-      ? 'disabled by TOOLS_DISABLED'
-      : tool
-        ? tool.unavailableReason
+    const disabled = tool?.disabled ?? this.bridge?.isDisabled(ref.tool_id) ?? false;
+    const reason =
+      tool?.unavailableReason ??
+      (this.bridge?.isDisabled(ref.tool_id)
+        ? 'disabled by TOOLS_DISABLED'
         : this.bridge
           ? 'no configured adapter offers this tool'
-          : 'no tool adapters are configured (TOOL_ADAPTERS)';
+          : 'no tool adapters are configured (TOOL_ADAPTERS)');
     return {
       tool_id: ref.tool_id,
       capability: ref.capability,
       required: ref.required !== false,
       available: tool?.available ?? false,
-      disabled: this.bridge?.isDisabled(ref.tool_id) ?? false,
+      disabled,
       reason: tool?.available ? null : reason,
     };
+  }
+
+  /**
+   * Whether a configured adapter declares each tool a package requires (seed 001 §3.1), for the package's
+   * validation report: null when no adapter is configured here, so nothing can be checked.
+   */
+  async declarations(toolIds: readonly string[]): Promise<{ toolId: string; state: ToolDeclaration; detail: string }[] | null> {
+    const bridge = this.bridge;
+    if (!bridge) return null;
+    return Promise.all(toolIds.map(async (toolId) => ({ toolId, ...(await bridge.declaration(toolId)) })));
   }
 
   async onApplicationShutdown(): Promise<void> {

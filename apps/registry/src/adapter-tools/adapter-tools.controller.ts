@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { AdapterToolDirectory } from './adapter-tool-directory.js';
 import { ApiJson, ApiQueryParams } from '../openapi/api-decorators.js';
-import { type AdapterToolListView, adapterToolListView } from './adapter-tools.views.js';
+import { type AdapterToolListView, adapterToolListView, presentAdapterTools } from './adapter-tools.views.js';
 
 /** Query of GET /v1/tools. */
 const toolsQuery = z.object({ capability: z.string().min(1).max(100).optional() }).strict();
@@ -26,29 +26,6 @@ export class AdapterToolsController {
         parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'query', message: issue.message })),
       );
     }
-    const { tools, adapters } = await this.directory.list(parsed.data.capability);
-    return {
-      items: tools.map((tool) => ({
-        tool_id: tool.toolId,
-        adapter: tool.adapter,
-        name: tool.name,
-        title: tool.title,
-        capability: tool.capability,
-        description: tool.description,
-        available: tool.available,
-        disabled: tool.disabled,
-        unavailable_reason: tool.unavailableReason,
-        input_schema: tool.inputSchema,
-        output_schema: tool.outputSchema,
-      })),
-      adapters: adapters.map((adapter) => ({
-        adapter: adapter.adapter,
-        url: adapter.url,
-        reachable: adapter.reachable,
-        tool_count: adapter.toolCount,
-        checked_at: adapter.checkedAt,
-        error: adapter.error,
-      })),
-    };
+    return presentAdapterTools(await this.directory.list(parsed.data.capability));
   }
 }

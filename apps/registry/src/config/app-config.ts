@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
-import { parseDisabledTools, parseToolAdapters } from '#mcp-bridge/index.js';
+import { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from '#mcp-bridge/index.js';
 import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
 
 /** A bearer token and the identity it acts as; a publisher's also the skill names it may publish. */
@@ -97,6 +97,8 @@ const configSchema = z
     /** Tool adapters (`adapter=url`, comma-separated), so GET /v1/tools and skill views show availability. */
     TOOL_ADAPTERS: checkedList(parseToolAdapters),
     TOOLS_DISABLED: checkedList(parseDisabledTools),
+    /** Feature flags this platform enables (seed 001 §3.3): a tool whose adapter requires one not listed shows as disabled. */
+    FEATURE_FLAGS: checkedList(parseFeatureFlags),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
     /** Host names the HTTP API answers to (DNS-rebinding protection); `*` for any. Default: see HostGuard. */
     ALLOWED_HOSTS: z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SKILL_STATUSES } from '#contracts/index.js';
-import { COMPATIBILITY_POLICIES } from '#skill-loader/index.js';
+import { COMPATIBILITY_POLICIES, ISSUE_CATEGORIES } from '#skill-loader/index.js';
 import { apiComponent } from '../openapi/openapi-components.js';
 import { isoDateTime, jsonObject, jsonSchemaDocument, nextCursor } from '../openapi/wire-types.js';
 
@@ -54,7 +54,7 @@ export const validationIssueView = apiComponent(
   'ValidationIssue',
   z.object({
     severity: z.enum(['error', 'warning', 'info']),
-    category: z.enum(['files', 'json', 'definition', 'schema', 'handler', 'examples', 'policy', 'docs', 'dependencies', 'compatibility']),
+    category: z.enum(ISSUE_CATEGORIES),
     file: z.string(),
     path: z.string(),
     message: z.string(),

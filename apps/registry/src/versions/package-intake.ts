@@ -14,7 +14,9 @@ import {
   compatibilityIssues,
   previousVersion,
 } from '../compatibility/version-compatibility.js';
+import { AdapterToolDirectory } from '../adapter-tools/adapter-tool-directory.js';
 import { findCycle } from '../catalog/dependency-rules.js';
+import { requiredToolIssues } from './required-tools-check.js';
 import { statusOf, versionFromAgentSkill, versionFromPackage } from './version-snapshot.js';
 
 /**
@@ -64,13 +66,20 @@ export class PackageIntake {
   // No on-disk transpile cache: unchanged packages are never loaded again (content-hash fast path).
   private readonly loader = new SkillPackageLoader({ cacheDir: false });
 
-  constructor(private readonly catalog: SkillCatalog) {}
+  constructor(
+    private readonly catalog: SkillCatalog,
+    private readonly adapterTools: AdapterToolDirectory,
+  ) {}
 
   async validate(files: PackageFile[], location: readonly [string, string]): Promise<IntakeResult> {
     const own = isAgentSkillsPackage(files.map((file) => file.path))
       ? await this.agentSkill(files, location)
       : await this.typeScript(files, location);
-    const findings = [...this.dependencyRules(own.declaredName, own.snapshot.dependsOn, own.snapshot.format), ...own.compatibilityIssues];
+    const findings = [
+      ...this.dependencyRules(own.declaredName, own.snapshot.dependsOn, own.snapshot.format),
+      ...own.compatibilityIssues,
+      ...(await this.requiredTools(own.snapshot.toolsRequired.map((ref) => ref.tool_id))),
+    ];
     const issues = [...own.issues, ...findings];
     const valid = own.valid && !findings.some((finding) => finding.severity === 'error');
     return {
@@ -182,6 +191,12 @@ export class PackageIntake {
       };
       return { report: null, issues: [issue] };
     }
+  }
+
+  /** Seed 001 §3.1: each required tool against the adapters configured here (see requiredToolIssues). */
+  private async requiredTools(toolIds: string[]): Promise<ValidationIssue[]> {
+    if (toolIds.length === 0) return [];
+    return requiredToolIssues(toolIds, await this.adapterTools.declarations(toolIds));
   }
 
   private dependencyRules(name: string | null, dependsOn: SkillDependency[], format: NewSkillVersion['format']): ValidationIssue[] {

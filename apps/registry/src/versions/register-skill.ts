@@ -8,6 +8,7 @@ import { SkillsRepository } from '../catalog/skills.repository.js';
 import { APP_CONFIG, type AppConfig, packageLimitsOf } from '../config/app-config.js';
 import { DomainError, VersionImmutable } from '../problem/domain-errors.js';
 import { PackageIntake } from './package-intake.js';
+import { failsOnlyOnRequiredTools } from './required-tools-check.js';
 import { VersionRecorder } from './version-recorder.js';
 
 export type PackageOutcome = 'new' | 'updated' | 'unchanged' | 'refused';
@@ -55,7 +56,8 @@ export class RegisterSkill {
       // Fast path: nothing changed on disk, so nothing is loaded or written.
       const stored = storedByPath.get(packagePath) ?? [];
       const same = stored.find((v) => v.contentHash === contentHash && v.status !== 'ARCHIVED');
-      if (same) return reportOf(packagePath, same, 'unchanged', null);
+      // Except a DRAFT held back only by its required tools: the adapters may have changed since, so it is checked again.
+      if (same && !recheckTools(same)) return reportOf(packagePath, same, 'unchanged', null);
 
       // Validated from the bytes just read, as a published archive is: what is checked is what is stored
       // and what executors run, and nothing outside the package's own files resolves.
@@ -79,6 +81,10 @@ export class RegisterSkill {
       }
 
       if (existing.contentHash === snapshot.contentHash) {
+        if (recheckTools(existing) && !sameIssues(existing.validation, snapshot.validation)) {
+          const updated = await this.updateDraft(existing, snapshot, files, actor, errors, warnings);
+          return { ...base, outcome: 'updated', status: updated.status, message: snapshot.statusReason };
+        }
         if (existing.status !== 'ARCHIVED') {
           // Stored, yet not in the catalog's copy (the fast path above found nothing): the row read just now
           // goes in, so that a rescan repairs a catalog that lost the version (issue 30).
@@ -166,6 +172,15 @@ export class RegisterSkill {
     if (!updated) throw new VersionImmutable(existing.name, existing.version, existing.status, existing.contentHash);
     return updated;
   }
+}
+
+/** A DRAFT whose only errors are required-tools findings (see failsOnlyOnRequiredTools). */
+function recheckTools(version: SkillVersionRecord): boolean {
+  return version.status === 'DRAFT' && failsOnlyOnRequiredTools(version.validation);
+}
+
+function sameIssues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function reportOf(path: string, version: SkillVersionRecord, outcome: PackageOutcome, message: string | null): PackageReport {

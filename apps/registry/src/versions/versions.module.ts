@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AdapterToolsModule } from '../adapter-tools/adapter-tools.module.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { ExecutionsModule } from '../executions/executions.module.js';
 import { ExampleTwinSeeder } from '../twin/example-twin-seeder.js';
@@ -22,7 +23,7 @@ import { AdminGrpcController } from './admin.grpc-controller.js';
  * VersionRecorder.
  */
 @Module({
-  imports: [CatalogModule, ExecutionsModule],
+  imports: [CatalogModule, ExecutionsModule, AdapterToolsModule],
   controllers: [AdminController, PublishController, AdminGrpcController],
   providers: [
     VersionRecorder,
