@@ -107,6 +107,30 @@ export class HandlerLauncher implements HandlerSandboxLauncher {
   }
 
   /**
+   * The process of a package inspector (PackageInspector): `mountDir`, where the packages to inspect are
+   * copied (readable by the sandbox user), read-only at /skill, and `compiledDir` (a shared precompiled
+   * directory) at /compiled; otherwise the same sandbox as a handler's.
+   */
+  inspectionSpec(mountDir: string, compiledDir: string | null): Promise<ProcessSpawn> {
+    return this.specFor(mountDir, compiledDir);
+  }
+
+  /** A precompiled directory for an inspector's packages (see Precompiler.sharedDir). */
+  sharedCompiledDir(name: string): Promise<string | null> {
+    return this.ready().then(() => this.precompiler.sharedDir(name));
+  }
+
+  /** Compiles a package into a shared precompiled directory (see Precompiler.addPackage). */
+  compileInto(packageDir: string, compiledDir: string): Promise<void> {
+    return this.precompiler.addPackage(packageDir, compiledDir);
+  }
+
+  /** Where per-process scratch directories and inspection copies go (readable by the sandbox user). */
+  get root(): string {
+    return this.sandboxRoot();
+  }
+
+  /**
    * The package where the sandbox user can read it: its own directory when it can (the package cache as
    * createPackageCacheRoot makes it), else a copy under the sandbox root (0755/0644), made once per hash.
    */

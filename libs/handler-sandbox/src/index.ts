@@ -3,6 +3,7 @@
 // and by `skill-registry test` (apps/cli), so an author's examples run exactly as they will in production.
 export { HandlerLauncher } from './handler-launcher.js';
 export { HandlerSandboxPool } from './sandbox-pool.js';
+export { PackageInspector, type InspectionTrust } from './package-inspector.js';
 export {
   SANDBOX_VARIABLES,
   handlerProcessLimits,

@@ -67,6 +67,25 @@ export class Precompiler {
     }
   }
 
+  /**
+   * A directory of precompiled JavaScript that several packages share (an inspector's): the runtime's modules
+   * now, each package's as `addPackage` compiles it. Modules are named by the hash of their source, so packages
+   * never overwrite each other's, and the same source is compiled once. Null when it cannot be made.
+   */
+  async sharedDir(name: string): Promise<string | null> {
+    const runtimeDir = await this.runtimeDir();
+    if (runtimeDir === null) return null;
+    const dir = path.join(this.root, `${this.runtimeKey}-shared-${name}`);
+    await rm(dir, { recursive: true, force: true });
+    await cp(runtimeDir, dir, { recursive: true });
+    return dir;
+  }
+
+  /** Compiles the package at `packageDir` into `dir` (a sharedDir). */
+  addPackage(packageDir: string, dir: string): Promise<void> {
+    return this.compiler.compile({ packageDir, outDir: dir });
+  }
+
   private runtimeDir(): Promise<string | null> {
     this.runtime ??= (async () => {
       const dir = path.join(this.root, `runtime-${this.runtimeKey}`);

@@ -8,10 +8,11 @@ import { readdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
 import { LRUCache } from 'lru-cache';
-// The handler loader alone, not the package validation: each thread carries only what runs handlers.
+// The handler loader and the code part of a package check, not the rest of package validation.
+import { inspectPackageCode } from '#skill-loader/code-inspection.js';
 import { HandlerLoader } from '#skill-loader/handler-loader.js';
 import { FrameChannel } from './frame-channel.js';
-import type { AbortRequest, FromSandbox, RunRequest, ToolReply, ToSandbox, TwinOp } from './sandbox-protocol.js';
+import type { AbortRequest, FromSandbox, InspectRequest, RunRequest, ToolReply, ToSandbox, TwinOp } from './sandbox-protocol.js';
 import { SANDBOX_CHANNEL_FD, type HandlerSandboxHostOptions } from './sandbox-host-options.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HandlerSandboxHostOptions;
@@ -216,8 +217,24 @@ async function run(request: RunRequest): Promise<void> {
   }
 }
 
+/** The registry's check of a package's code (PackageInspector): JSON Schemas and findings, nothing run but the package's modules. */
+function inspect(request: InspectRequest): void {
+  const inspection = inspectPackageCode(loader, request.packagePath, request.references, request.files);
+  // Within the protocol's bounds (the receiver checks shape and sizes, and ends a process that passes them).
+  const issues = inspection.issues.slice(0, 200).map((issue) => ({
+    ...issue,
+    path: issue.path.slice(0, 1024),
+    message: issue.message.slice(0, MAX_LOG_MESSAGE_CHARS),
+    hint: issue.hint.slice(0, MAX_LOG_MESSAGE_CHARS),
+  }));
+  // JSON only: a schema may carry values a frame cannot.
+  const message = JSON.parse(JSON.stringify({ ...inspection, issues, type: 'inspected', runId: request.runId }));
+  send(message as FromSandbox);
+}
+
 function receive(message: ToSandbox): void {
   if (message.type === 'run') void run(message);
+  else if (message.type === 'inspect') inspect(message);
   else if (message.type === 'abort') aborts.get((message as AbortRequest).runId)?.abort(new Error('execution cancelled'));
   else if (message.type === 'tool_reply') {
     const reply = message as ToolReply;

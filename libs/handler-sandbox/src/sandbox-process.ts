@@ -7,6 +7,7 @@ import {
   handlerErrorOf,
   parseFromSandbox,
   type FromSandbox,
+  type InspectRequest,
   type RunRequest,
   type ToSandbox,
   type ToolReplyBody,
@@ -48,10 +49,16 @@ export interface ProcessRunHandlers {
 
 export type HandlerSandboxOutcome = { ok: true; output: Record<string, unknown> } | { ok: false; error: ExecutionError };
 
+/** What an inspection process reported of a package's code (parsed and bounded by parseFromSandbox). */
+export type PackageCodeInspection = Pick<Extract<FromSandbox, { type: 'inspected' }>, 'inputJsonSchema' | 'outputJsonSchema' | 'issues'>;
+export type InspectionOutcome = { ok: true; inspection: PackageCodeInspection } | { ok: false; error: ExecutionError };
+
 const STDERR_TAIL_BYTES = 8 * 1024;
 const SIGXCPU_EXIT = 128 + 24;
 
 interface ActiveRun {
+  /** A handler run, or the inspection of a package's code (which may make no calls). */
+  kind: 'run' | 'inspect';
   runId: number;
   handlers: ProcessRunHandlers;
   pendingCalls: number;
@@ -182,6 +189,7 @@ export class HandlerSandboxProcess {
         graceTimer = setTimeout(() => this.end('CANCELLED', 'Execution cancelled; the handler was stopped', {}), handlers.cancelGraceMs);
       };
       const active: ActiveRun = {
+        kind: 'run',
         runId,
         handlers,
         pendingCalls: 0,
@@ -201,6 +209,55 @@ export class HandlerSandboxProcess {
       if (handlers.signal.aborted) onAbort();
       else handlers.signal.addEventListener('abort', onAbort, { once: true });
       this.channel.send({ type: 'run', runId, ...request, packagePath: this.packagePathInside } satisfies ToSandbox);
+    });
+  }
+
+  /**
+   * Inspects the code of the package at `request.packagePath` (as the process sees it): the JSON Schemas and
+   * findings, parsed and bounded as untrusted input; a failure (timeout, crash, a message out of place) is
+   * the process's end and comes back as an error, never as findings.
+   */
+  inspect(request: Omit<InspectRequest, 'type' | 'runId'>, timeoutMs: number): Promise<InspectionOutcome> {
+    if (this.current) throw new Error('a sandbox process runs one request at a time');
+    const runId = this.nextRunId++;
+    this.runs++;
+    this.lastUsed = Date.now();
+    const refuse = async (): Promise<ToolReplyBody> => ({
+      ok: false,
+      error: { code: 'PRECONDITION_FAILED', message: 'no calls while a package is inspected', details: {} },
+    });
+    return new Promise<InspectionOutcome>((resolve) => {
+      const timer = setTimeout(
+        () =>
+          this.end('HANDLER_TIMEOUT', `The package's code did not finish loading within ${timeoutMs} ms and was stopped`, {
+            timeout_ms: timeoutMs,
+          }),
+        timeoutMs,
+      );
+      const active: ActiveRun = {
+        kind: 'inspect',
+        runId,
+        handlers: {
+          timeoutMs,
+          signal: new AbortController().signal,
+          cancelGraceMs: 0,
+          onToolCall: refuse,
+          onTwinCall: refuse,
+          onLog: () => undefined,
+        },
+        pendingCalls: 0,
+        outputBytes: 0,
+        finish: (outcome) => {
+          if (this.current !== active) return;
+          this.current = null;
+          this.lastUsed = Date.now();
+          clearTimeout(timer);
+          resolve(outcome.ok ? { ok: true, inspection: outcome.output as unknown as PackageCodeInspection } : outcome);
+        },
+      };
+      this.current = active;
+      if (!this.alive) return active.finish({ ok: false, error: this.endedBecause ?? this.crashError(null, null) });
+      this.channel.send({ type: 'inspect', runId, ...request } satisfies ToSandbox);
     });
   }
 
@@ -232,7 +289,17 @@ export class HandlerSandboxProcess {
     const run = this.current;
     // A message of an earlier run (a stray timer of its handler) is dropped, not an error.
     if (!run || message.runId !== run.runId) return;
+    // An inspection's one answer is 'inspected', which answers nothing else: any other message is a protocol violation.
+    if ((run.kind === 'inspect') !== (message.type === 'inspected')) {
+      const doing = run.kind === 'inspect' ? 'inspected a package' : 'ran a handler';
+      return this.end('SANDBOX_CRASHED', `The sandbox sent '${message.type}' while it ${doing}`, { reason: 'protocol violation' });
+    }
     switch (message.type) {
+      case 'inspected':
+        return run.finish({
+          ok: true,
+          output: { inputJsonSchema: message.inputJsonSchema, outputJsonSchema: message.outputJsonSchema, issues: message.issues },
+        });
       case 'result':
         this.cpuMs = message.cpuMs ?? this.cpuMs;
         return run.finish(

@@ -35,7 +35,19 @@ export interface ToolReply {
   error?: ExecutionError;
 }
 
-export type ToSandbox = RunRequest | AbortRequest | ToolReply;
+/**
+ * What the registry asks an inspection process (PackageInspector): evaluate the package at `packagePath` and
+ * report the JSON Schemas its definition names and what is wrong with its code (inspectPackageCode).
+ */
+export interface InspectRequest {
+  type: 'inspect';
+  runId: number;
+  packagePath: string;
+  references: { input_schema?: string; output_schema?: string };
+  files: { schema: boolean; handler: boolean };
+}
+
+export type ToSandbox = RunRequest | AbortRequest | ToolReply | InspectRequest;
 
 /** The digital twin calls a handler may make (SkillContext.twin); served by the executor, never in the sandbox. */
 const TWIN_OPS = ['getWorkProduct', 'readContent', 'putWorkProduct', 'listWorkProducts', 'getConstraints'] as const;
@@ -46,6 +58,17 @@ const TOOL_OPS = ['invoke', 'isAvailable', 'listTools'] as const;
 const HANDLER_CODES = ['INPUT_INVALID', 'OUTPUT_INVALID', 'PRECONDITION_FAILED', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_ERROR'] as const;
 
 const MAX_MESSAGE_CHARS = 16 * 1024;
+/** An inspection's findings: the two files it evaluates, and definition.json where a named export is missing. */
+const inspectionIssue = z
+  .object({
+    severity: z.enum(['error', 'warning', 'info']),
+    category: z.enum(['schema', 'handler']),
+    file: z.enum(['schema.ts', 'handler.ts', 'definition.json']),
+    path: z.string().max(1024),
+    message: z.string().max(MAX_MESSAGE_CHARS),
+    hint: z.string().max(MAX_MESSAGE_CHARS),
+  })
+  .strict();
 const id = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const record = z.record(z.string(), z.unknown());
 const handlerError = z.object({
@@ -70,6 +93,15 @@ const fromSandbox = z.discriminatedUnion('type', [
     .refine((result) => (result.outcome === 'ok' ? result.output !== undefined : result.error !== undefined), {
       message: 'a result carries output when ok, an error otherwise',
     }),
+  z
+    .object({
+      type: z.literal('inspected'),
+      runId: id,
+      inputJsonSchema: record.nullable(),
+      outputJsonSchema: record.nullable(),
+      issues: z.array(inspectionIssue).max(200),
+    })
+    .strict(),
   z.object({ type: z.literal('tool_call'), runId: id, callId: id, op: z.enum(TOOL_OPS), args: z.array(z.unknown()).max(3) }).strict(),
   z.object({ type: z.literal('twin_call'), runId: id, callId: id, op: z.enum(TWIN_OPS), args: z.array(z.unknown()).max(3) }).strict(),
   z

@@ -5,7 +5,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { checkDefinition, isStrictSemver, SKILL_NAME_PATTERN, type SkillDefinition } from './definition.js';
 import { checkTwinFixtureFiles } from './example-twin.js';
 import { ExampleValidator } from './examples-check.js';
-import { checkHandlerSchemas, pickHandlerClass } from './handler-check.js';
+import { inspectPackageCode, type CodeFiles, type CodeInspection, type CodeInspector, type SchemaReferences } from './code-inspection.js';
 import { HandlerLoader, realPathOf, type HandlerDefinition } from './handler-loader.js';
 import { IssueList, type ValidationIssue } from './issues.js';
 import { parseJsonText } from './json-file.js';
@@ -13,7 +13,6 @@ import { describeLoadError } from './load-error.js';
 import { cacheSubdir } from './cache-dir.js';
 import type { PackageModuleRuntime } from './module-runtime.js';
 import { EMPTY_PACKAGE_HASH, hashSkillPackageSync } from './package-files.js';
-import { resolveSchema, type ResolvedSchema, type SchemaRole } from './schema-check.js';
 import { checkSkillMarkdown } from './skill-md.js';
 
 /** A skill package as read from disk: what could be loaded, and every issue found. */
@@ -49,6 +48,11 @@ export interface SkillPackageLoaderOptions {
    * 'babel': a native addon loaded in a thread that is later terminated can crash the whole process.
    */
   transpiler?: 'swc' | 'babel';
+  /**
+   * Where the package's own code (schema.ts, handler.ts) is evaluated: by default in this process, which is
+   * right for an author's own packages only. The registry passes a sandboxed inspector (untrusted packages).
+   */
+  codeInspector?: CodeInspector;
 }
 
 /** The files of the package contract, and whether lacking one is an error. */
@@ -76,6 +80,7 @@ export class SkillPackageLoader {
   private readonly runtime: PackageModuleRuntime;
   private readonly handlers: HandlerLoader;
   private readonly examples: ExampleValidator;
+  private readonly codeInspector: CodeInspector | null;
 
   /** Throws when the SDK cannot be loaded: that is a broken installation, not a broken package. */
   constructor(options: SkillPackageLoaderOptions = {}) {
@@ -85,6 +90,7 @@ export class SkillPackageLoader {
     this.examples = new ExampleValidator(cacheSubdir(this.cacheDir, 'ajv'));
     this.sdkEntry = this.runtime.sdkEntry;
     this.sdkTestingEntry = this.runtime.sdkTestingEntry;
+    this.codeInspector = options.codeInspector ?? null;
   }
 
   /** The SDK module exactly as packages see it (same classes), e.g. to raise its errors inside a sandbox. */
@@ -119,7 +125,7 @@ export class SkillPackageLoader {
       return result;
     }
     try {
-      this.check(packagePath, result, issues);
+      await this.check(packagePath, result, issues);
     } catch (error) {
       // Checks catch what packages throw; this is the last guard that keeps load() from ever throwing.
       issues.error(
@@ -144,7 +150,32 @@ export class SkillPackageLoader {
     return this.handlers.loadHandlerClass(dir, definition);
   }
 
-  private check(packagePath: string, result: LoadedSkillPackage, issues: IssueList): void {
+  /**
+   * The code part of the check (see inspectPackageCode), through the inspector given, else in this process. A
+   * failing inspector (a sandbox that timed out or crashed) is a finding about the package, never an exception.
+   */
+  private async inspectCode(packagePath: string, fields: Partial<SkillDefinition>, files: CodeFiles): Promise<CodeInspection> {
+    const references: SchemaReferences = {};
+    if (fields.input_schema !== undefined) references.input_schema = fields.input_schema;
+    if (fields.output_schema !== undefined) references.output_schema = fields.output_schema;
+    if (!files.schema && !files.handler) return { inputJsonSchema: null, outputJsonSchema: null, issues: [] };
+    if (!this.codeInspector) return inspectPackageCode(this.handlers, packagePath, references, files);
+    try {
+      return await this.codeInspector(packagePath, references, files);
+    } catch (error) {
+      const issue: ValidationIssue = {
+        severity: 'error',
+        category: 'handler',
+        file: files.schema ? 'schema.ts' : 'handler.ts',
+        path: '',
+        message: `the package's code could not be inspected: ${(error as Error).message}`,
+        hint: 'Make schema.ts and handler.ts load quickly and without side effects: they are evaluated in a sandbox with no network, no environment and bounded time and memory.',
+      };
+      return { inputJsonSchema: null, outputJsonSchema: null, issues: [issue] };
+    }
+  }
+
+  private async check(packagePath: string, result: LoadedSkillPackage, issues: IssueList): Promise<void> {
     const present = this.checkFiles(packagePath, issues);
     const directoryName = basename(packagePath);
 
@@ -170,30 +201,13 @@ export class SkillPackageLoader {
     if (present.has('SKILL.md'))
       checkSkillMarkdown(readFileSync(join(packagePath, 'SKILL.md'), 'utf8'), fields.name ?? result.identity.name, issues);
 
-    const scope = this.runtime.openScope();
-    const schemaExports = present.has('schema.ts') ? this.handlers.importModule(scope, packagePath, 'schema.ts', 'schema', issues) : null;
-    const resolved: Record<SchemaRole, ResolvedSchema | null> = { input: null, output: null };
-    if (schemaExports) {
-      const reportedPointers = new Set<string>();
-      for (const role of ['input', 'output'] as const) {
-        const reference = fields[`${role}_schema`];
-        if (reference !== undefined)
-          resolved[role] = resolveSchema(role, reference, schemaExports, this.runtime.sdk, issues, reportedPointers);
-      }
-    }
-    result.inputJsonSchema = resolved.input?.jsonSchema ?? null;
-    result.outputJsonSchema = resolved.output?.jsonSchema ?? null;
-
-    const handlerExports = present.has('handler.ts')
-      ? this.handlers.importModule(scope, packagePath, 'handler.ts', 'handler', issues)
-      : null;
-    const found = handlerExports ? pickHandlerClass(handlerExports, this.runtime.sdk, issues) : null;
-    if (found && schemaExports) {
-      for (const role of ['input', 'output'] as const) {
-        const expected = resolved[role];
-        if (expected) checkHandlerSchemas(found, role, expected, schemaExports, issues);
-      }
-    }
+    const inspection = await this.inspectCode(packagePath, fields, {
+      schema: present.has('schema.ts'),
+      handler: present.has('handler.ts'),
+    });
+    issues.items.push(...inspection.issues);
+    result.inputJsonSchema = inspection.inputJsonSchema;
+    result.outputJsonSchema = inspection.outputJsonSchema;
 
     if (fields.examples !== undefined) {
       if (fields.examples.length === 0) {

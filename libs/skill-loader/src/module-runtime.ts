@@ -124,6 +124,25 @@ function precompiledName(source: string, ts: boolean | undefined): string {
   return `${createHash('sha256').update(source).digest('hex').slice(0, 40)}.${ts ? 'ts' : 'js'}.cjs`;
 }
 
+/** Positions in a module precompiled into `dir` (with its map beside it); others, Babel's, are the file's own. */
+function precompiledPositionMapper(dir: string): PositionMapper {
+  return (file, line, column) => {
+    try {
+      const source = readFileSync(file, 'utf8');
+      const map = join(dir, `${precompiledName(source, /\.[cm]?tsx?$/.test(file))}.map`);
+      if (!existsSync(map)) return { line, column };
+      const entry = new SourceMap(JSON.parse(readFileSync(map, 'utf8'))).findEntry(line - 1, column - 1) as {
+        originalLine?: number;
+        originalColumn?: number;
+      };
+      if (entry.originalLine === undefined || entry.originalColumn === undefined) return null;
+      return { line: entry.originalLine + 1, column: entry.originalColumn + 1 };
+    } catch {
+      return null;
+    }
+  };
+}
+
 /** Looks a module up in `dir` by its source; compiles the ones not there with `compile`. */
 function precompiledTransform(dir: string, compile: JitiTransform): JitiTransform {
   return (options) => {
@@ -162,6 +181,7 @@ export class PackageModuleRuntime {
   readonly mapPosition: PositionMapper;
   private readonly jiti: Jiti;
   private readonly compile: JitiTransform | null;
+  private readonly swc: Swc | null;
   private readonly sharedModules: ModuleCache = {};
   private readonly scopeEntryFile: string;
 
@@ -185,12 +205,18 @@ export class PackageModuleRuntime {
       interopDefault: true,
     };
     const swc = options.transpiler === 'babel' ? null : loadSwc();
+    this.swc = swc;
     const compile = (swc ? swcTransform(swc) : null) ?? createJiti(import.meta.url, { fsCache: false }).options.transform;
     const looked = compile && options.precompiledDir ? precompiledTransform(options.precompiledDir, compile) : compile;
     const transform = looked && options.recordTo ? recordingTransform(options.recordTo, looked) : looked;
     this.compile = compile ?? null;
     // Babel keeps line numbers; SWC does not, so its positions are mapped back through a source map.
-    this.mapPosition = swc ? swcPositionMapper(swc) : (_file, line, column) => ({ line, column });
+    // A precompiled file (SWC, ahead of time) is mapped through the source map written beside it.
+    this.mapPosition = swc
+      ? swcPositionMapper(swc)
+      : options.precompiledDir
+        ? precompiledPositionMapper(options.precompiledDir)
+        : (_file, line, column) => ({ line, column });
     if (transform) jitiOptions.transform = (transformOptions) => rewriteTsImports(transform(transformOptions), transformOptions.filename);
     this.jiti = createJiti(import.meta.url, jitiOptions);
     this.sdk = this.loadSdk();
@@ -207,9 +233,24 @@ export class PackageModuleRuntime {
       if (!/\.[cm]?[jt]sx?$/.test(file.path) || /(^|\/)node_modules\//.test(file.path)) continue;
       const source = Buffer.from(file.bytes).toString('utf8');
       const ts = /\.[cm]?tsx?$/.test(file.path);
-      const result = this.compile({ source, filename: join(packageDir, file.path), ts });
-      if (result.error) continue; // the sandbox compiles it itself and reports the error with its position
-      writeFileSync(join(dir, precompiledName(source, ts)), result.code);
+      const filename = join(packageDir, file.path);
+      const name = precompiledName(source, ts);
+      if (this.swc) {
+        // With its source map beside it, so that a sandbox reports positions in the package's own file.
+        let out: { code: string; map?: string };
+        try {
+          out = this.swc.transformSync(source, swcOptions(filename, true));
+        } catch {
+          continue; // the sandbox compiles it itself and reports the error with its position
+        }
+        writeFileSync(join(dir, name), out.code);
+        if (out.map) writeFileSync(join(dir, `${name}.map`), out.map);
+        written++;
+        continue;
+      }
+      const result = this.compile({ source, filename, ts });
+      if (result.error) continue;
+      writeFileSync(join(dir, name), result.code);
       written++;
     }
     return written;

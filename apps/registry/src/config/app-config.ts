@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
 import { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from '#mcp-bridge/index.js';
@@ -100,6 +101,20 @@ const configSchema = z
     /** Feature flags this platform enables (seed 001 §3.3): a tool whose adapter requires one not listed shows as disabled. */
     FEATURE_FLAGS: checkedList(parseFeatureFlags),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+    /**
+     * How package code that the registry's checks evaluate (schema.ts, handler.ts) is isolated — the same
+     * variable as the executor's handlers: `bubblewrap` (default) or the operator's opt-out `none` (plain child processes).
+     */
+    HANDLER_SANDBOX: z.enum(['bubblewrap', 'none'], { message: "HANDLER_SANDBOX must be 'bubblewrap' or 'none'" }).default('bubblewrap'),
+    /** Longest the evaluation of one package's code may take at registration before its sandbox is stopped. */
+    PACKAGE_INSPECTION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
+    /** Sandbox processes that inspect the packages of a disk scan at once (default: the number of cores, at most 4). */
+    PACKAGE_INSPECTION_PROCESSES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(32)
+      .default(Math.max(1, Math.min(4, availableParallelism()))),
     /** Host names the HTTP API answers to (DNS-rebinding protection); `*` for any. Default: see HostGuard. */
     ALLOWED_HOSTS: z
       .string()

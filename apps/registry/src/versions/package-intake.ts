@@ -1,7 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
+import type { InspectionTrust } from '#handler-sandbox/index.js';
 import { isAgentSkillsPackage, loadAgentSkillPackage, toRegistryName } from '#agent-skills/index.js';
 import { type PackageFile, manifestHash, manifestOf, writePackageFiles } from '#package-store/index.js';
 import { InvalidSchemaError } from '#schema-compat/index.js';
@@ -16,21 +16,23 @@ import {
 } from '../compatibility/version-compatibility.js';
 import { AdapterToolDirectory } from '../adapter-tools/adapter-tool-directory.js';
 import { findCycle } from '../catalog/dependency-rules.js';
+import { PackageInspection } from './package-inspection.js';
 import { requiredToolIssues } from './required-tools-check.js';
 import { statusOf, versionFromAgentSkill, versionFromPackage } from './version-snapshot.js';
 
 /**
- * Runs `load` on a private temporary copy `<tmp>/<domain>/<name>` of a package's bytes, however it
+ * Runs `load` on a private temporary copy `<workDir>/<domain>/<name>` of a package's bytes, however it
  * arrived (published archive or a directory under SKILL_PATHS), so the package is checked exactly as
  * executors will run it from the store — nothing outside its own files resolves, and what is validated
- * is what is stored. Messages name files relative to the package, never the temporary location.
+ * is what is stored. Messages name files relative to the package, never the temporary location. The
+ * work directory is the package inspector's (its sandbox reads the copy) and goes afterwards.
  */
 async function onPackageCopy<T extends { issues: ValidationIssue[] }>(
+  workDir: string,
   files: PackageFile[],
   location: readonly [string, string],
   load: (dir: string) => Promise<T>,
 ): Promise<T> {
-  const workDir = await mkdtemp(join(tmpdir(), 'skill-intake-'));
   try {
     const packageDir = join(workDir, ...location);
     await writePackageFiles(packageDir, files);
@@ -63,18 +65,27 @@ export interface IntakeResult {
  */
 @Injectable()
 export class PackageIntake {
-  // No on-disk transpile cache: unchanged packages are never loaded again (content-hash fast path).
-  private readonly loader = new SkillPackageLoader({ cacheDir: false });
+  /**
+   * One loader per trust (see InspectionTrust): each evaluates package code only through its sandboxed
+   * inspector. No on-disk transpile cache: unchanged packages are never loaded again (content-hash fast path).
+   */
+  private readonly loaders: Record<InspectionTrust, SkillPackageLoader>;
 
   constructor(
     private readonly catalog: SkillCatalog,
     private readonly adapterTools: AdapterToolDirectory,
-  ) {}
+    private readonly inspection: PackageInspection,
+  ) {
+    const loader = (trust: InspectionTrust) => new SkillPackageLoader({ cacheDir: false, codeInspector: inspection.inspectorFor(trust) });
+    this.loaders = { disk: loader('disk'), published: loader('published') };
+  }
 
-  async validate(files: PackageFile[], location: readonly [string, string]): Promise<IntakeResult> {
+  /** `trust`: where the package comes from, the operator's disk or the API (see InspectionTrust). */
+  async validate(files: PackageFile[], location: readonly [string, string], trust: InspectionTrust): Promise<IntakeResult> {
+    const workDir = await this.inspection.copyDir(trust);
     const own = isAgentSkillsPackage(files.map((file) => file.path))
-      ? await this.agentSkill(files, location)
-      : await this.typeScript(files, location);
+      ? await this.agentSkill(workDir, files, location)
+      : await this.typeScript(workDir, files, location, trust);
     const findings = [
       ...this.dependencyRules(own.declaredName, own.snapshot.dependsOn, own.snapshot.format),
       ...own.compatibilityIssues,
@@ -91,8 +102,8 @@ export class PackageIntake {
     };
   }
 
-  private async typeScript(files: PackageFile[], location: readonly [string, string]) {
-    const loaded = await onPackageCopy(files, location, (dir) => this.loader.load(dir));
+  private async typeScript(workDir: string, files: PackageFile[], location: readonly [string, string], trust: InspectionTrust) {
+    const loaded = await onPackageCopy(workDir, files, location, (dir) => this.loaders[trust].load(dir));
     const compatibility = this.compatibility(loaded);
     return {
       snapshot: versionFromPackage(loaded),
@@ -104,8 +115,8 @@ export class PackageIntake {
     };
   }
 
-  private async agentSkill(files: PackageFile[], location: readonly [string, string]) {
-    const result = await onPackageCopy(files, location, (dir) => loadAgentSkillPackage(dir));
+  private async agentSkill(workDir: string, files: PackageFile[], location: readonly [string, string]) {
+    const result = await onPackageCopy(workDir, files, location, (dir) => loadAgentSkillPackage(dir));
     const declared = result.package && result.issues.every((issue) => !(issue.path === '/name' && issue.severity === 'error'));
     return {
       snapshot: versionFromAgentSkill(

@@ -8,6 +8,7 @@ import { AdoptLegacyPackages } from './adopt-legacy-packages.js';
 import { DeprecateSkill } from './deprecate-skill.js';
 import { DiscoveryService } from './discovery.service.js';
 import { LifecycleEventsPublisher } from './lifecycle-events.publisher.js';
+import { PackageInspection } from './package-inspection.js';
 import { PackageIntake } from './package-intake.js';
 import { PromoteSkill } from './promote-skill.js';
 import { PublishController } from './publish.controller.js';
@@ -28,6 +29,7 @@ import { AdminGrpcController } from './admin.grpc-controller.js';
   providers: [
     VersionRecorder,
     LifecycleEventsPublisher,
+    PackageInspection,
     PackageIntake,
     RegisterSkill,
     DiscoveryService,

@@ -1,0 +1,47 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { PackageInspector, type InspectionTrust } from '#handler-sandbox/index.js';
+import type { CodeInspector } from '#skill-loader/index.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+
+const MIB = 1024 * 1024;
+
+/**
+ * Where the registry evaluates package code to check a package (the JSON Schemas of schema.ts, the handler
+ * class): sandbox processes (PackageInspector), never the registry's own process, which holds the platform's
+ * tokens and database. HANDLER_SANDBOX=none, the operator's opt-out, keeps them plain child processes.
+ */
+@Injectable()
+export class PackageInspection implements OnApplicationShutdown {
+  private readonly logger = new Logger(PackageInspection.name);
+  private readonly inspector: PackageInspector;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    if (config.HANDLER_SANDBOX === 'none') {
+      this.logger.warn(
+        'HANDLER_SANDBOX=none: package code checked at registration runs in plain child processes, without bubblewrap (operator opt-out)',
+      );
+    }
+    this.inspector = new PackageInspector({
+      isolation: config.HANDLER_SANDBOX,
+      limits: { memoryMb: 256, addressSpaceMb: 2048, maxProcesses: 32, maxOpenFiles: 256, maxFileMb: 16, cpuSeconds: 600 },
+      bounds: { maxFrameBytes: 8 * MIB, maxOutputBytes: MIB, maxMessagesPerSecond: 100, maxPendingCalls: 1 },
+      timeoutMs: config.PACKAGE_INSPECTION_TIMEOUT_MS,
+      maxShared: config.PACKAGE_INSPECTION_PROCESSES,
+      inspectionsPerProcess: 200,
+      idleMs: 30_000,
+    });
+  }
+
+  /** A fresh directory to copy one package into before it is inspected (see PackageInspector.copyDir). */
+  copyDir(trust: InspectionTrust): Promise<string> {
+    return this.inspector.copyDir(trust);
+  }
+
+  inspectorFor(trust: InspectionTrust): CodeInspector {
+    return this.inspector.inspectorFor(trust);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.inspector.close();
+  }
+}

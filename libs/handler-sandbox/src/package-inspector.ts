@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { IsolationMode } from '#script-sandbox/index.js';
+import type { CodeFiles, CodeInspection, CodeInspector, SchemaReferences } from '#skill-loader/code-inspection.js';
+import { HandlerLauncher, type HandlerProcessLimits } from './handler-launcher.js';
+import { HandlerSandboxProcess, type PackageCodeInspection, type ProcessBounds } from './sandbox-process.js';
+
+export interface PackageInspectorOptions {
+  isolation: IsolationMode;
+  limits: HandlerProcessLimits;
+  bounds: ProcessBounds;
+  /** Longest the evaluation of one package's code may take before its process is stopped. */
+  timeoutMs: number;
+  /** Shared processes at once (see `inspectorFor('disk')`). */
+  maxShared: number;
+  /** Packages one shared process inspects before it is replaced. */
+  inspectionsPerProcess: number;
+  /** A shared process idle this long is ended. */
+  idleMs: number;
+  sandboxRoot?: string;
+  bwrapPath?: string;
+}
+
+/**
+ * Where packages are copied for inspection, by trust: `disk`, packages of the operator's SKILL_PATHS, which a
+ * scan inspects several to a process; `published`, packages that arrived over the API, each in a process of
+ * its own that sees nothing but its own copy.
+ */
+export type InspectionTrust = 'disk' | 'published';
+
+interface Workspaces {
+  disk: string;
+  published: string;
+  /** Precompiled JavaScript shared by the disk processes (null: they transpile themselves, slower). */
+  compiled: string | null;
+}
+
+/** Inside an inspection process, the copies are under this directory (bubblewrap's package mount). */
+const INSIDE_ROOT = '/skill';
+
+/**
+ * Evaluates packages' code (schema.ts, handler.ts) for the registry's package checks in sandbox processes
+ * like a handler's (HandlerLauncher: bubblewrap, no network, no environment, uid 65534, prlimits, node's
+ * permission model), never in the registry: package code is untrusted, and the registry holds the
+ * platform's secrets. A process answers nothing but the JSON Schemas and findings of the package asked,
+ * parsed and bounded as untrusted input; one that times out, crashes or breaks the protocol is ended, and
+ * the package gets an error finding. Packages of the operator's disk share a few processes (recycled after
+ * `inspectionsPerProcess` packages or any failure); a published package always gets a process of its own.
+ */
+export class PackageInspector {
+  private readonly launcher: HandlerLauncher;
+  private workspaces: Promise<Workspaces> | null = null;
+  private readonly idle: HandlerSandboxProcess[] = [];
+  private readonly waiting: ((process: HandlerSandboxProcess | Error) => void)[] = [];
+  private sharedCount = 0;
+  private readonly sweep: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly options: PackageInspectorOptions) {
+    this.launcher = new HandlerLauncher({
+      isolation: options.isolation,
+      limits: options.limits,
+      maxFrameBytes: options.bounds.maxFrameBytes,
+      sandboxRoot: options.sandboxRoot,
+      bwrapPath: options.bwrapPath,
+    });
+    this.sweep = setInterval(() => this.endIdle(), Math.max(1000, Math.floor(options.idleMs / 2)));
+    this.sweep.unref();
+  }
+
+  /** Null when inspection processes can start here, else why not (naming the package to install and the opt-out). */
+  unavailableReason(): Promise<string | null> {
+    return this.launcher.unavailableReason();
+  }
+
+  /**
+   * A fresh directory, readable by the sandbox user, to copy one package into as `<dir>/<domain>/<name>`
+   * before it is inspected with `inspectorFor(trust)`; the caller removes it afterwards.
+   */
+  async copyDir(trust: InspectionTrust): Promise<string> {
+    const root = (await this.ready())[trust];
+    const dir = await mkdtemp(path.join(root, 'p-'));
+    await chmod(dir, 0o755);
+    return dir;
+  }
+
+  /** The inspector of packages copied under `copyDir(trust)`. */
+  inspectorFor(trust: InspectionTrust): CodeInspector {
+    return (packagePath, references, files) =>
+      trust === 'disk' ? this.inspectShared(packagePath, references, files) : this.inspectAlone(packagePath, references, files);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweep);
+    for (const process of this.idle.splice(0)) process.stop();
+    for (const waiter of this.waiting.splice(0)) waiter(new Error('the package inspector is closed'));
+    const workspaces = await this.workspaces?.catch(() => null);
+    if (workspaces) {
+      await Promise.all(
+        [workspaces.disk, workspaces.published, workspaces.compiled].map((dir) => dir && rm(dir, { recursive: true, force: true })),
+      );
+    }
+    await this.launcher.close();
+  }
+
+  private async inspectShared(packagePath: string, references: SchemaReferences, files: CodeFiles): Promise<CodeInspection> {
+    const workspaces = await this.ready();
+    const inside = insidePath(workspaces.disk, packagePath);
+    // A package that cannot be precompiled is transpiled in the sandbox (slower), with its own error positions.
+    if (workspaces.compiled) await this.launcher.compileInto(packagePath, workspaces.compiled).catch(() => undefined);
+    const process = await this.acquire(workspaces);
+    let ok = false;
+    try {
+      const outcome = await process.inspect({ packagePath: inside, references, files }, this.options.timeoutMs);
+      if (!outcome.ok) throw new Error(outcome.error.message);
+      ok = true;
+      return codeInspectionOf(outcome.inspection, inside, packagePath);
+    } finally {
+      this.release(process, ok);
+    }
+  }
+
+  private async inspectAlone(packagePath: string, references: SchemaReferences, files: CodeFiles): Promise<CodeInspection> {
+    const workspaces = await this.ready();
+    // The process sees this package's copy directory only: `<published>/p-…` at /skill.
+    const relative = path.relative(workspaces.published, packagePath);
+    const copyDir = path.join(workspaces.published, relative.split(path.sep)[0] as string);
+    const inside = insidePath(copyDir, packagePath);
+    const compiled = await this.launcher.sharedCompiledDir(`alone-${randomBytes(6).toString('hex')}`).catch(() => null);
+    let process: HandlerSandboxProcess | null = null;
+    try {
+      if (compiled) await this.launcher.compileInto(packagePath, compiled).catch(() => undefined);
+      process = await this.start(copyDir, compiled);
+      const outcome = await process.inspect({ packagePath: inside, references, files }, this.options.timeoutMs);
+      if (!outcome.ok) throw new Error(outcome.error.message);
+      return codeInspectionOf(outcome.inspection, inside, packagePath);
+    } finally {
+      process?.stop();
+      if (compiled) await rm(compiled, { recursive: true, force: true });
+    }
+  }
+
+  private async start(mountDir: string, compiledDir: string | null): Promise<HandlerSandboxProcess> {
+    const spec = await this.launcher.inspectionSpec(mountDir, compiledDir);
+    const process = new HandlerSandboxProcess('package-inspection', spec, this.options.bounds);
+    try {
+      await process.ready;
+    } catch (error) {
+      process.stop();
+      throw error;
+    }
+    return process;
+  }
+
+  private acquire(workspaces: Workspaces): Promise<HandlerSandboxProcess> {
+    if (this.closed) return Promise.reject(new Error('the package inspector is closed'));
+    const idle = this.idle.pop();
+    if (idle) return Promise.resolve(idle);
+    if (this.sharedCount < this.options.maxShared) {
+      this.sharedCount++;
+      return this.start(workspaces.disk, workspaces.compiled).catch((error: unknown) => {
+        this.sharedCount--;
+        throw error;
+      });
+    }
+    return new Promise((resolve, reject) =>
+      this.waiting.push((process) => (process instanceof Error ? reject(process) : resolve(process))),
+    );
+  }
+
+  /** A process that failed, or served its share, is replaced; a healthy one goes to the next waiter, or idles. */
+  private release(process: HandlerSandboxProcess, ok: boolean): void {
+    if (!ok || !process.alive || process.runs >= this.options.inspectionsPerProcess || this.closed) {
+      process.stop();
+      this.sharedCount--;
+      const waiter = this.waiting.shift();
+      if (waiter) void this.ready().then((workspaces) => this.acquire(workspaces).then(waiter, (error: Error) => waiter(error)));
+      return;
+    }
+    const waiter = this.waiting.shift();
+    if (waiter) waiter(process);
+    else this.idle.push(process);
+  }
+
+  private endIdle(): void {
+    const now = Date.now();
+    for (const process of [...this.idle]) {
+      if (now - process.lastUsed < this.options.idleMs && process.alive) continue;
+      this.idle.splice(this.idle.indexOf(process), 1);
+      process.stop();
+      this.sharedCount--;
+    }
+  }
+
+  private ready(): Promise<Workspaces> {
+    this.workspaces ??= (async () => {
+      await this.launcher.ready();
+      const base = path.join(this.launcher.root, 'inspection', `${process.pid}-${randomBytes(4).toString('hex')}`);
+      const workspaces = { disk: path.join(base, 'disk'), published: path.join(base, 'published') };
+      for (const dir of [path.dirname(base), base, workspaces.disk, workspaces.published]) {
+        await mkdir(dir, { recursive: true });
+        await chmod(dir, 0o755);
+      }
+      const compiled = await this.launcher.sharedCompiledDir(`disk-${path.basename(base)}`).catch(() => null);
+      return { ...workspaces, compiled };
+    })().catch((error: unknown) => {
+      this.workspaces = null;
+      throw error;
+    });
+    return this.workspaces;
+  }
+}
+
+/** `packagePath` (under `mountDir`) as an inspection process sees it. */
+function insidePath(mountDir: string, packagePath: string): string {
+  const relative = path.relative(mountDir, packagePath);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
+    throw new Error(`${packagePath} is not a copy made for inspection (under ${mountDir})`);
+  }
+  return path.posix.join(INSIDE_ROOT, ...relative.split(path.sep));
+}
+
+/** The process's report as the loader takes it, its paths named as the registry sees the copy. */
+function codeInspectionOf(inspection: PackageCodeInspection, inside: string, packagePath: string): CodeInspection {
+  const here = (text: string) => text.replaceAll(inside, packagePath);
+  return {
+    inputJsonSchema: inspection.inputJsonSchema,
+    outputJsonSchema: inspection.outputJsonSchema,
+    issues: inspection.issues.map((issue) => ({ ...issue, message: here(issue.message), hint: here(issue.hint) })),
+  };
+}
