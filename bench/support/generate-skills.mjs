@@ -34,14 +34,14 @@ export async function generateSkills(root, count) {
     await writeFile(path.join(dir, 'definition.json'), JSON.stringify(definition, null, 2));
     await writeFile(
       path.join(dir, 'SKILL.md'),
-      `---\nname: ${name.replaceAll('_', '-')}\ndescription: ${definition.description}\n---\n\n# ${name}\n`,
+      `---\nname: ${name.replaceAll('_', '-')}\ndescription: ${JSON.stringify(definition.description)}\n---\n\n# ${name}\n`,
     );
     await writeFile(
       path.join(dir, 'schema.ts'),
       `import { z } from '@skill-registry/sdk';
 export const BenchInput = z.object({
-  value_mpa: z.number().describe('Measured value in MPa'),
-  limit_mpa: z.number().describe('Allowed value in MPa'),
+  value_mpa: z.number().describe('Measured value in MPa (check ${i})'),
+  limit_mpa: z.number().describe('Allowed value in MPa (check ${i})'),
 });
 export const BenchOutput = z.object({
   passed: z.boolean().describe('Whether the value is within the limit'),
@@ -53,6 +53,7 @@ export const BenchOutput = z.object({
       path.join(dir, 'handler.ts'),
       `import { SkillBase } from '@skill-registry/sdk';
 import { BenchInput, BenchOutput } from './schema.js';
+// Handler of generated package ${i}: each package's sources differ, as real packages' do.
 export class BenchHandler extends SkillBase<typeof BenchInput, typeof BenchOutput> {
   static readonly inputSchema = BenchInput;
   static readonly outputSchema = BenchOutput;
