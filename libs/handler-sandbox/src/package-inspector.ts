@@ -105,18 +105,41 @@ export class PackageInspector {
     await this.launcher.close();
   }
 
+  /**
+   * In a shared process; a failure other than a timeout is tried once more in a fresh process: the process may
+   * have failed to start, or been disturbed by a package inspected before in it (one that truly fails, fails twice).
+   */
   private async inspectShared(packagePath: string, references: SchemaReferences, files: CodeFiles): Promise<CodeInspection> {
     const workspaces = await this.ready();
     const inside = insidePath(workspaces.disk, packagePath);
     // A package that cannot be precompiled is transpiled in the sandbox (slower), with its own error positions.
     if (workspaces.compiled) await this.launcher.compileInto(packagePath, workspaces.compiled).catch(() => undefined);
-    const process = await this.acquire(workspaces);
+    const first = await this.attemptShared(workspaces, inside, references, files);
+    const outcome = first.ok || first.timedOut ? first : await this.attemptShared(workspaces, inside, references, files, true);
+    if (!outcome.ok) throw new Error(outcome.message);
+    return codeInspectionOf(outcome.inspection, inside, packagePath);
+  }
+
+  private async attemptShared(
+    workspaces: Workspaces,
+    inside: string,
+    references: SchemaReferences,
+    files: CodeFiles,
+    fresh = false,
+  ): Promise<{ ok: true; inspection: PackageCodeInspection } | { ok: false; timedOut: boolean; message: string }> {
+    let process: HandlerSandboxProcess;
+    try {
+      process = fresh ? await this.start(workspaces.disk, workspaces.compiled) : await this.acquire(workspaces);
+    } catch (error) {
+      return { ok: false, timedOut: false, message: (error as Error).message };
+    }
+    if (fresh) this.sharedCount++; // released like any shared process
     let ok = false;
     try {
       const outcome = await process.inspect({ packagePath: inside, references, files }, this.options.timeoutMs);
-      if (!outcome.ok) throw new Error(outcome.error.message);
+      if (!outcome.ok) return { ok: false, timedOut: outcome.error.code === 'HANDLER_TIMEOUT', message: outcome.error.message };
       ok = true;
-      return codeInspectionOf(outcome.inspection, inside, packagePath);
+      return { ok: true, inspection: outcome.inspection };
     } finally {
       this.release(process, ok);
     }
@@ -132,7 +155,8 @@ export class PackageInspector {
     let process: HandlerSandboxProcess | null = null;
     try {
       if (compiled) await this.launcher.compileInto(packagePath, compiled).catch(() => undefined);
-      process = await this.start(copyDir, compiled);
+      // A process that fails to start has run none of the package's code: one more try.
+      process = await this.start(copyDir, compiled).catch(() => this.start(copyDir, compiled));
       const outcome = await process.inspect({ packagePath: inside, references, files }, this.options.timeoutMs);
       if (!outcome.ok) throw new Error(outcome.error.message);
       return codeInspectionOf(outcome.inspection, inside, packagePath);
