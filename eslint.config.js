@@ -95,10 +95,14 @@ export default tseslint.config(
       'libs/executions/src/queue/**',
       'libs/executions/src/execution-connections.ts',
       'libs/executions/src/execution-events.ts',
+      'libs/executions/src/platform-events.ts',
+      'libs/hooks/src/rate-counter.ts',
       'apps/executor/src/health/infrastructure-readiness.ts',
       'apps/registry/src/executions/execution-infrastructure.ts',
       'apps/registry/src/executions/execution-stream.ts',
       'apps/registry/src/versions/lifecycle-events.publisher.ts',
+      'apps/registry/src/events/platform-event-stream.ts',
+      'apps/registry/src/hooks/registry-hooks.ts',
     ],
     rules: {
       'no-restricted-imports': [

@@ -1,0 +1,34 @@
+import type { Redis } from 'ioredis';
+
+/** Counts hits in fixed windows, shared by every replica. */
+export interface RateCounter {
+  /** Counts one hit under `key` in the current window of `windowSeconds`: the hits so far, and the seconds left in it. */
+  hit(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }>;
+}
+
+/** KEYS: the window's counter. ARGV: the window in seconds. One key, so it runs on any Redis Cluster node. */
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {count, redis.call('TTL', KEYS[1])}`;
+
+/**
+ * The rate_limit action's counter on Redis: one key per hook, skill, caller and window
+ * (`<prefix>:hooks:rate:<hook>:<skill>:<caller>:<window>`, named like every other key of the prefix, so a
+ * hash-tagged prefix keeps them in its slot), incremented and given its expiry in one script.
+ */
+export class RedisRateCounter implements RateCounter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  async hit(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }> {
+    const window = Math.floor(Date.now() / 1000 / windowSeconds);
+    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}:hooks:rate:${key}:${window}`, windowSeconds)) as [
+      number,
+      number,
+    ];
+    return { count, resetSeconds: ttl > 0 ? ttl : windowSeconds };
+  }
+}
