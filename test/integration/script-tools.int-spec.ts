@@ -208,7 +208,10 @@ describe('script tools on the executor', () => {
       requestHash: null,
       tool: toolName,
     });
-    await events.append(record.id, { type: 'queued', at: new Date().toISOString(), skill: version.name, version: version.version });
+    await events.append(
+      { executionId: record.id, skill: version.name, sessionId: null },
+      { type: 'queued', at: new Date().toISOString(), skill: version.name, version: version.version },
+    );
     await queue.add(EXECUTION_JOB, { executionId: record.id }, executionJobOptions(record.id));
     return record.id;
   }

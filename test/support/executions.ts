@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { EXECUTION_QUEUE, lifecycleStream } from '#executions/index.js';
+import { EXECUTION_QUEUE, lifecycleStream, platformEventsStream } from '#executions/index.js';
 import { ADMIN_TOKEN, call } from './registry.js';
 import { REPO_ROOT } from './skill-packages.js';
 
@@ -13,7 +13,8 @@ export const EXECUTION_SKILLS_ROOT = path.join(REPO_ROOT, 'test/fixtures/executi
 /**
  * Removes a test's keys from the machine's shared Redis once its apps are stopped: the BullMQ
  * queue (finished jobs are otherwise kept until later jobs of the same queue trim them, which never
- * come) and the lifecycle stream. Execution event streams expire by themselves.
+ * come), the lifecycle stream and the platform's event stream. Execution event streams (and hooks' rate
+ * counters) expire by themselves.
  */
 export async function obliterateQueue(queuePrefix: string): Promise<void> {
   const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -21,7 +22,7 @@ export async function obliterateQueue(queuePrefix: string): Promise<void> {
   const redis = new Redis(url);
   try {
     await queue.obliterate({ force: true });
-    await redis.del(lifecycleStream(queuePrefix));
+    await redis.del(lifecycleStream(queuePrefix), platformEventsStream(queuePrefix));
   } finally {
     await queue.close();
     redis.disconnect();

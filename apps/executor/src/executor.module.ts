@@ -18,7 +18,9 @@ import { ExecutorMetrics } from './metrics/executor-metrics.js';
 import { ExecutorMetricsController } from './metrics/metrics.controller.js';
 import { createToolBridge } from './execution/tool-bridge.js';
 import { EXECUTION_HOOKS, type ExecutionHook } from './hooks/execution-hook.js';
-import { HookRunner } from './hooks/hook-runner.js';
+import { ExecutorHooks, HOOK_EVENTS, HOOK_PORTS } from './hooks/executor-hooks.js';
+import { RedisRateCounter, WebhookSender } from '#hooks/index.js';
+import { PlatformEventLog } from '#executions/index.js';
 import { ExecutorHealthController } from './health/executor-health.controller.js';
 import { InfrastructureReadiness } from './health/infrastructure-readiness.js';
 import { HandlerLauncher, HandlerSandboxPool, handlerProcessLimits, sandboxPoolOptions } from '#handler-sandbox/index.js';
@@ -32,7 +34,7 @@ const EVENTS_REDIS = Symbol('EVENTS_REDIS');
 
 export interface ExecutorModuleOptions {
   config: ExecutorConfig;
-  /** Execution hooks (Nest providers implementing ExecutionHook), run by priority. */
+  /** Code hooks (Nest providers implementing ExecutionHook), run with HOOKS_FILE's in one order by priority. */
   hooks?: Type<ExecutionHook>[];
 }
 
@@ -51,6 +53,7 @@ export class ExecutorModule {
             poolSize: Math.min(16, Math.max(4, config.EXECUTOR_CONCURRENCY + 2)),
             redisUrl: config.REDIS_URL,
             queuePrefix: config.QUEUE_PREFIX,
+            eventsHistory: config.EVENTS_HISTORY_MAX,
             // Publishing failures are logged where they happen (ExecutionRunner). Auto-pipelining: the
             // events of the executions that end together (one finish flush) go out in one write.
             redis: { maxRetriesPerRequest: 3, enableAutoPipelining: true },
@@ -94,7 +97,22 @@ export class ExecutorModule {
       { provide: TOOL_BRIDGE, useFactory: () => createToolBridge(config) },
       ...hooks,
       { provide: EXECUTION_HOOKS, useFactory: (...instances: ExecutionHook[]) => instances, inject: hooks },
-      HookRunner,
+      {
+        provide: HOOK_PORTS,
+        useFactory: (connections: ExecutionConnections) => ({
+          rateCounter: new RedisRateCounter(connections.redis, config.QUEUE_PREFIX),
+          webhooks: new WebhookSender(),
+        }),
+        inject: [ExecutionConnections],
+      },
+      {
+        provide: PlatformEventLog,
+        useFactory: (connections: ExecutionConnections) =>
+          new PlatformEventLog(connections.redis, config.QUEUE_PREFIX, config.EVENTS_HISTORY_MAX),
+        inject: [ExecutionConnections],
+      },
+      { provide: HOOK_EVENTS, useExisting: ExecutionEventPublisher },
+      ExecutorHooks,
       ExecutionEventPublisher,
       RunningAttempts,
       AttemptTakeover,

@@ -7,6 +7,7 @@ import { CompatibilityModule } from './compatibility/compatibility.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { DependenciesModule } from './dependencies/dependencies.module.js';
 import { PackagesModule } from './packages/packages.module.js';
+import { EventsModule } from './events/events.module.js';
 import { ExecutionsModule } from './executions/executions.module.js';
 import { GrpcModule } from './grpc/grpc.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -42,6 +43,7 @@ export class RegistryModule {
         CompatibilityModule,
         SearchModule,
         ExecutionsModule,
+        EventsModule,
         HealthModule,
         GrpcModule,
         AdapterToolsModule,

@@ -19,6 +19,8 @@ export const sharedEnvironment = {
     .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
     .default('skill-registry'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Entries the platform's event stream (`<QUEUE_PREFIX>:events`, GET /v1/events) keeps, about; older ones are trimmed. */
+  EVENTS_HISTORY_MAX: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
 };
 
 /** A TCP port (0 = any free port). */

@@ -53,7 +53,7 @@ export class BatchedExecutionWrites {
   finish(
     id: string,
     status: TerminalStatus,
-    result: { output?: Record<string, unknown> | null; error?: ExecutionError | null },
+    result: { input?: Record<string, unknown>; output?: Record<string, unknown> | null; error?: ExecutionError | null },
     guard?: AttemptGuard,
   ): Promise<ExecutionRecord | null> {
     return this.finishes.submit({ id, status, ...result, guard });

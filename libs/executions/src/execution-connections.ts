@@ -19,6 +19,8 @@ export interface ExecutionConnectionSettings {
   redisUrl: string;
   /** BullMQ and event-stream key prefix. */
   queuePrefix: string;
+  /** Entries the platform's event stream keeps (EVENTS_HISTORY_MAX). */
+  eventsHistory?: number;
   redis: ExecutionRedisBehaviour;
   /** Group commit of the execution writes (creates, attempt starts, finishes). */
   batching?: ExecutionWriteBatching;
@@ -55,7 +57,7 @@ export class ExecutionConnections {
       redis,
       executions,
       new BatchedExecutionWrites(executions, settings.batching ?? DEFAULT_EXECUTION_WRITE_BATCHING),
-      new ExecutionEventLog(redis, settings.queuePrefix),
+      new ExecutionEventLog(redis, settings.queuePrefix, settings.eventsHistory),
     );
   }
 

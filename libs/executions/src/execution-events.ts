@@ -1,9 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { ExecutionError } from './execution-model.js';
+import { DEFAULT_EVENTS_HISTORY, type ExecutionSubject, platformEventsStream, platformTypeOf } from './platform-events.js';
+
+/** What the hooks of a run added as metadata (annotate, code hooks), on the event that ends a phase chain. */
+type HookMetadata = { metadata?: Record<string, unknown> };
 
 /** The typed events of one execution, in the order they happen. */
 export type ExecutionEvent =
-  | { type: 'queued'; at: string; skill: string; version: string }
+  | ({ type: 'queued'; at: string; skill: string; version: string } & HookMetadata)
   | { type: 'started'; at: string; attempt: number }
   | { type: 'attempt_failed'; at: string; attempt: number; error: ExecutionError; next_delay_ms: number }
   | { type: 'tool_invoked'; at: string; tool_id: string }
@@ -28,9 +32,18 @@ export type ExecutionEvent =
     }
   | { type: 'twin_read'; at: string; work_product_id: string; revision: number; branch: string }
   | { type: 'twin_written'; at: string; work_product_id: string; revision: number; branch: string; kind: string }
-  | { type: 'succeeded'; at: string; attempt: number; duration_ms: number }
-  | { type: 'failed'; at: string; attempt: number; error: ExecutionError }
-  | { type: 'cancelled'; at: string; reason: string }
+  | {
+      /** A hook failed (seed 003 §6): fail-open, the run went on; fail-closed, it stopped with HOOK_FAILED. */
+      type: 'hook_failed';
+      at: string;
+      hook: string;
+      phase: string;
+      error: string;
+      fail_closed: boolean;
+    }
+  | ({ type: 'succeeded'; at: string; attempt: number; duration_ms: number } & HookMetadata)
+  | ({ type: 'failed'; at: string; attempt: number; error: ExecutionError } & HookMetadata)
+  | ({ type: 'cancelled'; at: string; reason: string } & HookMetadata)
   | ExecutionLogEvent;
 
 /**
@@ -114,12 +127,21 @@ if count == limit + 1 then redis.call('XADD', KEYS[1], '*', 'event', ARGV[3]) en
 return 0`;
 
 /**
- * Appends events to a stream in order and, with a TTL (ARGV[1] > 0), makes the stream expire.
- * KEYS: stream. ARGV: ttl seconds (0 = none), then one JSON event each. Returns the last event's id.
+ * Appends events to an execution's stream in order and, with a TTL (ARGV[1] > 0), makes the stream expire; each
+ * event with a platform type goes on the platform's stream too, trimmed to about its history length (MAXLEN ~,
+ * so trimming costs nothing per event). Both keys share the prefix (a hash-tagged prefix keeps them in one slot).
+ * KEYS: execution stream, platform stream. ARGV: ttl seconds (0 = none), history length, skill, session id ('' =
+ * none), execution id, then per event its JSON and its platform type ('' = not on the platform stream).
+ * Returns the last event's id on the execution's stream.
  */
 const APPEND_EVENTS_SCRIPT = `
 local id
-for i = 2, #ARGV do id = redis.call('XADD', KEYS[1], '*', 'event', ARGV[i]) end
+for i = 6, #ARGV, 2 do
+  id = redis.call('XADD', KEYS[1], '*', 'event', ARGV[i])
+  if ARGV[i + 1] ~= '' then
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'type', ARGV[i + 1], 'execution', ARGV[5], 'skill', ARGV[3], 'session', ARGV[4], 'data', ARGV[i])
+  end
+end
 local ttl = tonumber(ARGV[1])
 if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
 return id`;
@@ -127,15 +149,17 @@ const APPEND_EVENTS_COMMAND = 'appendExecutionEvents';
 
 /**
  * Execution events on Redis Streams: one stream per execution, so any registry replica can replay
- * an execution from the beginning and follow it live.
+ * an execution from the beginning and follow it live; and, in the same command, the platform's one stream of
+ * every execution's events (platform-events.ts), bounded to `historyLength` entries.
  */
 export class ExecutionEventLog {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly historyLength: number = DEFAULT_EVENTS_HISTORY,
   ) {
     // Sent as EVALSHA (the script text only when Redis does not know it yet).
-    if (!(APPEND_EVENTS_COMMAND in redis)) redis.defineCommand(APPEND_EVENTS_COMMAND, { numberOfKeys: 1, lua: APPEND_EVENTS_SCRIPT });
+    if (!(APPEND_EVENTS_COMMAND in redis)) redis.defineCommand(APPEND_EVENTS_COMMAND, { numberOfKeys: 2, lua: APPEND_EVENTS_SCRIPT });
   }
 
   key(executionId: string): string {
@@ -143,29 +167,27 @@ export class ExecutionEventLog {
   }
 
   /**
-   * Appends events, in order, in one command (a script: atomic, and with auto-pipelining one write
-   * for the events of every execution that ends in the same turn); after a terminal event the stream
-   * expires in a week. (Requests waiting for the end are woken by Postgres, see
-   * EXECUTION_FINISHED_CHANNEL.) Returns the id of the last event.
+   * Appends events of `subject`'s execution, in order, in one command (a script: atomic, and with
+   * auto-pipelining one write for the events of every execution that ends in the same turn), to its stream and
+   * the platform's; after a terminal event the execution's stream expires in a week. (Requests waiting for the
+   * end are woken by Postgres, see EXECUTION_FINISHED_CHANNEL.) Returns the id of the last event.
    */
-  async append(executionId: string, events: ExecutionEvent | ExecutionEvent[]): Promise<string> {
-    const key = this.key(executionId);
+  async append(subject: ExecutionSubject, events: ExecutionEvent | ExecutionEvent[]): Promise<string> {
     const list = Array.isArray(events) ? events : [events];
     const terminal = list.some((event) => TERMINAL_EVENT_TYPES.has(event.type));
-    if (list.length === 1 && !terminal) return (await this.redis.xadd(key, '*', 'event', JSON.stringify(list[0]))) as string;
-    return (await this.appendScript(
-      key,
+    const args: (string | number)[] = [
+      this.key(subject.executionId),
+      platformEventsStream(this.prefix),
       terminal ? FINISHED_STREAM_TTL_SECONDS : 0,
-      ...list.map((event) => JSON.stringify(event)),
-    )) as string;
-  }
-
-  private appendScript(key: string, ttlSeconds: number, ...events: string[]): Promise<unknown> {
-    return (this.redis as unknown as Record<typeof APPEND_EVENTS_COMMAND, (...args: unknown[]) => Promise<unknown>>)[APPEND_EVENTS_COMMAND](
-      key,
-      ttlSeconds,
-      ...events,
-    );
+      this.historyLength,
+      subject.skill,
+      subject.sessionId ?? '',
+      subject.executionId,
+    ];
+    for (const event of list) args.push(JSON.stringify(event), platformTypeOf(event) ?? '');
+    return (await (this.redis as unknown as Record<typeof APPEND_EVENTS_COMMAND, (...args: unknown[]) => Promise<unknown>>)[
+      APPEND_EVENTS_COMMAND
+    ](...args)) as string;
   }
 
   /**

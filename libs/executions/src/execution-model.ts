@@ -11,7 +11,8 @@ export function isTerminal(status: ExecutionStatus): boolean {
 
 /** Why an execution failed: a stable code, a message a person can act on, and details. */
 export interface ExecutionError {
-  code: SkillErrorCode | 'QUEUE_UNAVAILABLE';
+  /** A handler's codes, or the platform's: QUEUE_UNAVAILABLE, HOOK_DENIED (a hook refused the run), HOOK_FAILED (a fail-closed hook failed). */
+  code: SkillErrorCode | 'QUEUE_UNAVAILABLE' | 'HOOK_DENIED' | 'HOOK_FAILED';
   message: string;
   details: Record<string, unknown>;
 }
@@ -88,6 +89,8 @@ export type ExecutableVersion = Pick<
   StoredSkillVersion,
   | 'name'
   | 'version'
+  | 'domain'
+  | 'tags'
   | 'status'
   | 'timeoutSeconds'
   | 'retries'

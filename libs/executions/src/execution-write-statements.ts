@@ -54,13 +54,14 @@ export const FINISH_EXECUTIONS = `
   WITH finished AS (
     UPDATE executions e
        SET status = r.status, output = r.output::jsonb, error = r.error::jsonb, attempt_running = false, finished_at = now(),
+           input = COALESCE(r.input::jsonb, e.input),
            attempts = CASE WHEN r.unstarted_ms IS NULL THEN e.attempts ELSE 1 END,
            started_at = CASE WHEN r.unstarted_ms IS NULL THEN e.started_at
                              ELSE now() - (r.unstarted_ms * interval '1 millisecond') END,
            duration_ms = COALESCE(r.unstarted_ms,
                                   GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(e.started_at, e.created_at))) * 1000)::int))
-      FROM unnest($1::uuid[], $2::"ExecutionStatus"[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[])
-           AS r(id, status, output, error, attempt, stale_for_ms, unstarted_ms)
+      FROM unnest($1::uuid[], $2::"ExecutionStatus"[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[])
+           AS r(id, status, output, error, attempt, stale_for_ms, unstarted_ms, input)
      WHERE e.id = r.id AND e.status NOT IN ${TERMINAL} AND ${ROW_GUARD}
        AND (r.unstarted_ms IS NULL
             OR (e.status = 'QUEUED' AND e.attempts = 0 AND NOT e.attempt_running AND e.cancel_requested_at IS NULL))

@@ -33,6 +33,8 @@ export type TerminalStatus = Extract<ExecutionStatus, 'SUCCEEDED' | 'FAILED' | '
 export interface FinishRequest {
   id: string;
   status: TerminalStatus;
+  /** The input as it is to be kept, when hooks redact it (left as stored otherwise). */
+  input?: Record<string, unknown>;
   output?: Record<string, unknown> | null;
   error?: ExecutionError | null;
   guard?: AttemptGuard;
@@ -243,7 +245,7 @@ export class ExecutionsRepository {
   async finish(
     id: string,
     status: TerminalStatus,
-    result: { output?: Record<string, unknown> | null; error?: ExecutionError | null },
+    result: { input?: Record<string, unknown>; output?: Record<string, unknown> | null; error?: ExecutionError | null },
     guard?: AttemptGuard,
   ): Promise<ExecutionRecord | null> {
     return (await this.finishMany([{ id, status, ...result, guard }]))[0] ?? null;
@@ -263,6 +265,7 @@ export class ExecutionsRepository {
       requests.map((request) => request.guard?.attempt ?? null),
       requests.map((request) => request.guard?.staleForMs ?? null),
       requests.map((request) => (request.unstartedMs === undefined ? null : Math.max(0, Math.round(request.unstartedMs)))),
+      requests.map((request) => (request.input === undefined ? null : JSON.stringify(request.input))),
     ]);
     const byId = new Map(updated.rows.map((row) => [row.id as string, row]));
     return requests.map((request) => {

@@ -1,4 +1,5 @@
 export * from './execution-events.js';
+export * from './platform-events.js';
 export * from './execution-model.js';
 export * from './executions.repository.js';
 export * from './queue/index.js';

@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
+import { hooksFileVariable } from '#hooks/index.js';
 import { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from '#mcp-bridge/index.js';
 import { SANDBOX_VARIABLES, withSandboxDefaults } from '#handler-sandbox/index.js';
 import { isolationFromEnvironment } from '#script-sandbox/index.js';
@@ -14,6 +15,9 @@ const executorConfigSchema = z
     DATABASE_URL: sharedEnvironment.DATABASE_URL,
     REDIS_URL: sharedEnvironment.REDIS_URL,
     QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
+    EVENTS_HISTORY_MAX: sharedEnvironment.EVENTS_HISTORY_MAX,
+    /** Hooks declared as data (YAML or JSON), read and validated at start and reloaded when the file changes. */
+    HOOKS_FILE: hooksFileVariable,
     EXECUTOR_CONCURRENCY: positiveInt(1, 256).default(4),
     /** On SIGTERM: how long running executions may take to finish before the process exits. */
     SHUTDOWN_GRACE_SECONDS: positiveInt(0, 3600).default(30),

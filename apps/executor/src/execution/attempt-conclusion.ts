@@ -14,7 +14,7 @@ import {
   retryDelayMs,
 } from '#executions/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
-import { HookRunner } from '../hooks/hook-runner.js';
+import type { AttemptHooks } from '../hooks/attempt-hooks.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import type { HandlerOutcome } from '../scripts/script-tool-runner.js';
 import type { AttemptStart } from './attempt-start.js';
@@ -34,17 +34,24 @@ export class AttemptConclusion {
     private readonly executions: ExecutionsRepository,
     private readonly writes: BatchedExecutionWrites,
     private readonly events: ExecutionEventPublisher,
-    private readonly hooks: HookRunner,
     private readonly metrics: ExecutorMetrics,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
   ) {}
 
   /**
    * Ends the attempt `execution` ran with `outcome`. Throws RetryLater when the failure is retried (the
-   * attempt's end is written first), for the queue to deliver the job again after the delay.
+   * attempt's end is written first), for the queue to deliver the job again after the delay. The attempt's hooks
+   * run on_error for a failure and post_delivery after a stored end; what they redact is left out of the end's write.
    */
-  async outcome(execution: ExecutionRecord, contract: RunContract | null, outcome: HandlerOutcome, start: AttemptStart): Promise<void> {
+  async outcome(
+    execution: ExecutionRecord,
+    contract: RunContract | null,
+    outcome: HandlerOutcome,
+    start: AttemptStart,
+    hooks: AttemptHooks,
+  ): Promise<void> {
     const executionId = execution.id;
+    // Deferred starts happen only for attempts no hook applies to (ExecutionRunner.deferrable): nothing to redact or run.
     if (outcome.ok && start.untouched) {
       // Done before its start was ever needed: start and end in one statement.
       start.stopTimer();
@@ -72,20 +79,29 @@ export class AttemptConclusion {
     if (!started) return this.settleRefused(executionId);
     const guard: AttemptGuard = { attempt: started.attempts };
     const attempt = started.attempts;
+    const metadata = () => (hooks.metadata ? { metadata: hooks.metadata } : {});
     if (outcome.ok) {
-      await this.end(
+      const finished = await this.end(
         executionId,
         'SUCCEEDED',
-        { output: outcome.output },
-        { type: 'succeeded', at: now(), attempt, duration_ms: 0 },
+        hooks.stored(outcome.output),
+        { type: 'succeeded', at: now(), attempt, duration_ms: 0, ...metadata() },
         guard,
       );
+      if (finished) await hooks.postDelivery(finished);
       return;
     }
     const error = outcome.error;
-    await this.hooks.onError({ execution: { ...execution, attempts: attempt }, attempt, error });
+    await hooks.onError(error);
     if (error.code === 'CANCELLED') {
-      await this.end(executionId, 'CANCELLED', { error }, { type: 'cancelled', at: now(), reason: error.message }, guard);
+      const finished = await this.end(
+        executionId,
+        'CANCELLED',
+        { ...hooks.stored(undefined), error },
+        { type: 'cancelled', at: now(), reason: error.message, ...metadata() },
+        guard,
+      );
+      if (finished) await hooks.postDelivery(finished);
       return;
     }
     if (contract && isRetryable(error, contract.idempotent) && attempt < execution.maxAttempts) {
@@ -97,17 +113,28 @@ export class AttemptConclusion {
       }
       return;
     }
-    await this.end(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt, error }, guard);
+    const finished = await this.end(
+      executionId,
+      'FAILED',
+      { ...hooks.stored(undefined), error },
+      { type: 'failed', at: now(), attempt, error, ...metadata() },
+      guard,
+    );
+    if (finished) await hooks.postDelivery(finished);
   }
 
   /** Fails an attempt that could not run at all (e.g. its version is missing). */
-  failed(executionId: string, attempt: number, error: ExecutionError): Promise<void> {
-    return this.end(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt, error }, { attempt });
+  async failed(executionId: string, attempt: number, error: ExecutionError): Promise<void> {
+    await this.end(executionId, 'FAILED', { error }, { type: 'failed', at: now(), attempt, error }, { attempt });
   }
 
-  /** Concludes an execution cancelled before any attempt started. */
-  cancelledBeforeStart(executionId: string): Promise<void> {
-    return this.end(executionId, 'CANCELLED', {}, { type: 'cancelled', at: now(), reason: 'cancelled before it started' });
+  /** Concludes an execution cancelled before any attempt started (`input`: as the redact hooks leave it, when they do). */
+  async cancelledBeforeStart(executionId: string, input?: Record<string, unknown>): Promise<void> {
+    await this.end(executionId, 'CANCELLED', input ? { input } : {}, {
+      type: 'cancelled',
+      at: now(),
+      reason: 'cancelled before it started',
+    });
   }
 
   /**
@@ -121,22 +148,24 @@ export class AttemptConclusion {
     await this.cancelledBeforeStart(executionId);
   }
 
+  /** Writes the end and publishes its event; the stored record, or null when someone else decided first. */
   private async end(
     executionId: string,
     status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED',
-    result: { output?: Record<string, unknown>; error?: ExecutionError },
+    result: { input?: Record<string, unknown>; output?: Record<string, unknown>; error?: ExecutionError },
     event: ExecutionEvent,
     guard?: AttemptGuard,
-  ): Promise<void> {
+  ): Promise<ExecutionRecord | null> {
     const finished = await this.writeThroughOutage(() => this.writes.finish(executionId, status, result, guard));
     if (!finished) {
       // Someone else decided first (a cancellation, or a takeover of this attempt) and published the end.
       this.events.drop(executionId);
-      return;
+      return null;
     }
     if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
     this.metrics.concluded(finished);
     await this.events.publish(executionId, event);
+    return finished;
   }
 
   /** A write of work already done: waits out a database outage (bounded) rather than losing the outcome. */

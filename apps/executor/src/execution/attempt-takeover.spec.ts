@@ -1,6 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { BatchedExecutionWrites, ExecutionRecord, ExecutionsRepository } from '#executions/index.js';
 import type { ExecutorConfig } from '../config/executor-config.js';
+import type { ExecutorHooks } from '../hooks/executor-hooks.js';
 import type { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { AttemptStart } from './attempt-start.js';
 import { AttemptTakeover } from './attempt-takeover.js';
@@ -9,16 +10,20 @@ import type { ExecutionEventPublisher } from './execution-event-publisher.js';
 
 const lostAttempt = { id: 'e1', attempts: 2, maxAttempts: 3, skillName: 'demo', tool: null } as ExecutionRecord;
 
-function takeover(outcomes: { finish?: ExecutionRecord | null; release?: ExecutionRecord | null }, running = new RunningAttempts()) {
+function takeover(
+  outcomes: { finish?: ExecutionRecord | null; release?: ExecutionRecord | null; storedInput?: Record<string, unknown> },
+  running = new RunningAttempts(),
+) {
   const finish = jest.fn(async (..._args: unknown[]) => outcomes.finish ?? null);
   const releaseLostAttempt = jest.fn(async (..._args: unknown[]) => outcomes.release ?? null);
   const publish = jest.fn(async (..._args: unknown[]) => undefined);
   const subject = new AttemptTakeover(
     { releaseLostAttempt } as unknown as ExecutionsRepository,
     { finish } as unknown as BatchedExecutionWrites,
-    { publish } as unknown as ExecutionEventPublisher,
+    { publish, track: () => undefined } as unknown as ExecutionEventPublisher,
     { takenOver: () => undefined, concluded: () => undefined } as unknown as ExecutorMetrics,
     running,
+    { storedInputOf: async () => outcomes.storedInput } as unknown as ExecutorHooks,
     { LOST_AFTER_MS: 3000 } as ExecutorConfig,
   );
   return { subject, finish, releaseLostAttempt, publish };
@@ -42,6 +47,12 @@ describe('AttemptTakeover', () => {
     );
     expect(releaseLostAttempt).not.toHaveBeenCalled();
     expect(publish).toHaveBeenCalledWith('e1', expect.objectContaining({ type: 'failed', attempt: 2 }));
+  });
+
+  it('keeps the input as the redact hooks leave it when it fails the execution', async () => {
+    const { subject, finish } = takeover({ finish: { ...lostAttempt, status: 'FAILED' }, storedInput: { kept: 1 } });
+    expect(await subject.takeOver(lostAttempt, false)).toBe('failed');
+    expect(finish).toHaveBeenCalledWith('e1', 'FAILED', expect.objectContaining({ input: { kept: 1 } }), expect.anything());
   });
 
   it('fails an idempotent execution that has no attempt left', async () => {

@@ -7,6 +7,7 @@ import {
   ExecutionsRepository,
 } from '#executions/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
+import { ExecutorHooks } from '../hooks/executor-hooks.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import { ExecutionEventPublisher } from './execution-event-publisher.js';
 import { RunningAttempts } from './running-attempts.js';
@@ -27,6 +28,7 @@ export class AttemptTakeover {
     private readonly events: ExecutionEventPublisher,
     private readonly metrics: ExecutorMetrics,
     private readonly running: RunningAttempts,
+    private readonly hooks: ExecutorHooks,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
   ) {}
 
@@ -40,8 +42,11 @@ export class AttemptTakeover {
       details: { attempt: execution.attempts },
     };
     const at = new Date().toISOString();
+    this.events.track(execution);
     if (!idempotent || execution.attempts >= execution.maxAttempts) {
-      const failed = await this.writes.finish(execution.id, 'FAILED', { error: lost }, guard);
+      // An end no hook runs for: the input is still kept as the redact hooks leave it.
+      const input = await this.hooks.storedInputOf(execution);
+      const failed = await this.writes.finish(execution.id, 'FAILED', { ...(input ? { input } : {}), error: lost }, guard);
       if (!failed) return null;
       this.metrics.takenOver(execution, 'failed');
       this.metrics.concluded(failed);

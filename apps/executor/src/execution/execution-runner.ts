@@ -11,7 +11,8 @@ import {
 } from '#executions/index.js';
 import { SpanKind, SpanStatusCode, extractTraceContext, inSpan, startSpan, traceparentOf } from '#observability/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
-import { HookRunner } from '../hooks/hook-runner.js';
+import type { AttemptHooks } from '../hooks/attempt-hooks.js';
+import { ExecutorHooks } from '../hooks/executor-hooks.js';
 import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import type { HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { AttemptConclusion } from './attempt-conclusion.js';
@@ -42,7 +43,7 @@ export class ExecutionRunner {
     private readonly takeover: AttemptTakeover,
     private readonly conclusion: AttemptConclusion,
     private readonly events: ExecutionEventPublisher,
-    private readonly hooks: HookRunner,
+    private readonly hooks: ExecutorHooks,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
     private readonly metrics: ExecutorMetrics,
   ) {}
@@ -50,13 +51,11 @@ export class ExecutionRunner {
   /**
    * First attempts may run before their start is written (AttemptStart) only where a handler's run leaves
    * nothing behind but its channel calls: in the OS sandbox, with no directory shared writable into it (the
-   * tests' SANDBOX_TEST_WRITABLE_DIR), and no hooks around it.
+   * tests' SANDBOX_TEST_WRITABLE_DIR), and (see deferrable) no hook applying to its skill.
    */
   private get defersStarts(): boolean {
     const config = this.config;
-    return (
-      config.ATTEMPT_START_DEFER_MS > 0 && config.HANDLER_SANDBOX === 'bubblewrap' && !config.SANDBOX_TEST_WRITABLE_DIR && this.hooks.empty
-    );
+    return config.ATTEMPT_START_DEFER_MS > 0 && config.HANDLER_SANDBOX === 'bubblewrap' && !config.SANDBOX_TEST_WRITABLE_DIR;
   }
 
   /**
@@ -66,11 +65,12 @@ export class ExecutionRunner {
   async run(executionId: string, queued: ExecutionRecord | null = null): Promise<void> {
     if (this.defersStarts) {
       const deferrable = await this.deferrable(executionId, queued);
-      if (deferrable) return this.runDeferred(deferrable.execution, deferrable.version);
+      if (deferrable) return this.runDeferred(deferrable.execution, deferrable.version, deferrable.hooks);
     }
     // Common case: one statement, and the version from the cache; anything unusual is sorted out below.
     const fast = await this.writes.startAttempt(executionId);
     if (fast) {
+      this.events.track(fast);
       const cached = await this.versionOf(fast.skillVersionId);
       if (cached) return this.runAttempt(fast, cached, AttemptStart.written(fast));
       const error: ExecutionError = { code: 'HANDLER_ERROR', message: `Skill version ${fast.skillVersionId} is missing`, details: {} };
@@ -83,8 +83,9 @@ export class ExecutionRunner {
     }
     const { version } = found;
     let execution: ExecutionRecord | null = found.execution;
+    this.events.track(execution);
     if (isTerminal(execution.status)) return;
-    if (execution.cancelRequestedAt) return this.conclusion.cancelledBeforeStart(executionId);
+    if (execution.cancelRequestedAt) return this.conclusion.cancelledBeforeStart(executionId, this.hooks.storedInput(execution, version));
 
     execution = await this.writes.startAttempt(executionId);
     if (!execution) {
@@ -101,21 +102,28 @@ export class ExecutionRunner {
     return this.runAttempt(execution, version, AttemptStart.written(execution));
   }
 
-  /** A pickup whose first attempt may run before its start is written (see AttemptStart); null otherwise. */
+  /**
+   * A pickup whose first attempt may run before its start is written (see AttemptStart); null otherwise. Not when
+   * any hook applies to the skill: a hook's effects (a webhook, a counted rate) are traces outside the sandbox. The
+   * hooks taken here are the attempt's (a reload meanwhile cannot add one to a run already deferred).
+   */
   private async deferrable(
     executionId: string,
     queued: ExecutionRecord | null,
-  ): Promise<{ execution: ExecutionRecord; version: ExecutableVersion } | null> {
+  ): Promise<{ execution: ExecutionRecord; version: ExecutableVersion; hooks: AttemptHooks } | null> {
     const execution = queued ?? (await this.executions.findById(executionId));
     if (!execution || execution.status !== 'QUEUED' || execution.attempts !== 0 || execution.attemptRunning) return null;
     if (execution.cancelRequestedAt) return null;
     const version = await this.versionOf(execution.skillVersionId);
     // Script tools are not deferred: their runs are slow enough (an interpreter per run) for the write not to matter.
     if (!version || version.format === 'agent-skills') return null;
-    return { execution, version };
+    const hooks = this.hooks.forAttempt({ ...execution, attempts: 1 }, version);
+    if (!hooks.empty) return null;
+    this.events.track(execution);
+    return { execution, version, hooks };
   }
 
-  private runDeferred(queued: ExecutionRecord, version: ExecutableVersion): Promise<void> {
+  private runDeferred(queued: ExecutionRecord, version: ExecutableVersion, hooks: AttemptHooks): Promise<void> {
     const controller = new AbortController();
     const start = AttemptStart.deferred({
       write: () => this.writes.startAttempt(queued.id),
@@ -133,7 +141,7 @@ export class ExecutionRunner {
     });
     // What the start will write (attempt 1), for the handler's context meanwhile.
     const execution: ExecutionRecord = { ...queued, status: 'RUNNING', attempts: 1, attemptRunning: true };
-    return this.runAttempt(execution, version, start, controller);
+    return this.runAttempt(execution, version, start, controller, hooks);
   }
 
   private async runAttempt(
@@ -141,10 +149,11 @@ export class ExecutionRunner {
     version: ExecutableVersion,
     start: AttemptStart,
     controller = new AbortController(),
+    hooks: AttemptHooks = this.hooks.forAttempt(execution, version),
   ): Promise<void> {
     this.running.hold(execution.id, { attempt: execution.attempts, controller, start });
     try {
-      await this.runHeldAttempt(execution, version, start, controller.signal);
+      await this.runHeldAttempt(execution, version, start, controller.signal, hooks);
     } finally {
       start.stopTimer();
       // Held (and heartbeated) until its outcome is written, also while that write waits out a database outage.
@@ -156,7 +165,13 @@ export class ExecutionRunner {
    * The attempt as a span of the execution's trace (the request's, carried on the row), after a span for
    * the time it waited in the queue; with export off these are no-ops that only pass the context on.
    */
-  private runHeldAttempt(execution: ExecutionRecord, version: ExecutableVersion, start: AttemptStart, signal: AbortSignal): Promise<void> {
+  private runHeldAttempt(
+    execution: ExecutionRecord,
+    version: ExecutableVersion,
+    start: AttemptStart,
+    signal: AbortSignal,
+    hooks: AttemptHooks,
+  ): Promise<void> {
     const parent = extractTraceContext({ traceparent: execution.traceParent ?? undefined });
     if (execution.attempts === 1) startSpan('execution.queue_wait', parent, { startTime: execution.createdAt }).span.end();
     const attributes = {
@@ -166,7 +181,7 @@ export class ExecutionRunner {
       'execution.attempt': execution.attempts,
     };
     return inSpan(`execution.attempt ${version.name}`, parent, { kind: SpanKind.CONSUMER, attributes }, (span, attempt) =>
-      this.runTracedAttempt(execution, version, start, signal, traceparentOf(attempt)).finally(() => {
+      this.runTracedAttempt(execution, version, start, signal, hooks, traceparentOf(attempt)).finally(() => {
         if (signal.aborted) span.setStatus({ code: SpanStatusCode.ERROR, message: 'cancelled' });
       }),
     );
@@ -177,6 +192,7 @@ export class ExecutionRunner {
     version: ExecutableVersion,
     start: AttemptStart,
     signal: AbortSignal,
+    hooks: AttemptHooks,
     traceParent: string | null,
   ): Promise<void> {
     const executionId = execution.id;
@@ -185,9 +201,9 @@ export class ExecutionRunner {
     // What this execution runs under (the version's own contract, or its tool's): the one rule, read once.
     const contract = runContractOf(version, execution.tool);
     const outcome = contract
-      ? await this.handler.run({ execution, version, contract, start, signal, traceParent })
+      ? await this.handler.run({ execution, version, contract, start, hooks, signal, traceParent })
       : noSuchTool(version, execution.tool);
-    await this.conclusion.outcome(execution, contract, outcome, start);
+    await this.conclusion.outcome(execution, contract, outcome, start, hooks);
   }
 
   /**

@@ -4,7 +4,7 @@ import { runContractOf } from '#contracts/index.js';
 import type { ExecutableVersion, ExecutionEvent, ExecutionEventLog, ExecutionRecord } from '#executions/index.js';
 import type { HandlerSandboxPool } from '#handler-sandbox/index.js';
 import { PackageUnavailable, type PackageCache } from '#package-store/index.js';
-import { HookRefused, type HookRunner } from '../hooks/hook-runner.js';
+import { type AttemptHooks, HookRefused } from '../hooks/attempt-hooks.js';
 import type { HandlerOutcome, ScriptToolRunner } from '../scripts/script-tool-runner.js';
 import type { TwinGateway } from '../twin/twin-gateway.js';
 import { AttemptStart } from './attempt-start.js';
@@ -17,6 +17,8 @@ function version(overrides: Partial<ExecutableVersion> = {}): ExecutableVersion 
   return {
     name: 'demo',
     version: '1.0.0',
+    domain: 'simulation',
+    tags: [],
     status: 'ACTIVE',
     timeoutSeconds: 10,
     retries: 0,
@@ -49,16 +51,31 @@ function attemptWith(options: {
   unavailable?: string[];
   disabled?: string[];
   refuseBefore?: boolean;
+  refuseOnTool?: boolean;
   packageMissing?: boolean;
 }) {
-  const seen = { sandboxRuns: [] as number[], scriptRuns: 0, events: [] as ExecutionEvent[], afterExecute: [] as unknown[] };
+  const seen = {
+    sandboxRuns: [] as number[],
+    scriptRuns: 0,
+    events: [] as ExecutionEvent[],
+    postStep: [] as unknown[],
+    preDelivery: [] as unknown[],
+    onTool: [] as string[],
+  };
   const outputs = options.outputs ?? [{ ok: true, output: { n: 1 } }];
   const hooks = {
-    beforeExecute: async () => {
-      if (options.refuseBefore) throw new HookRefused({ code: 'PRECONDITION_FAILED', message: 'refused by policy', details: {} });
+    empty: false,
+    preStep: async () => {
+      if (options.refuseBefore) throw new HookRefused({ code: 'HOOK_DENIED', message: 'refused by policy', details: { hook: 'policy' } });
     },
-    afterExecute: async (context: { output: unknown }) => void seen.afterExecute.push(context.output),
-  } as unknown as HookRunner;
+    postStep: async (output: unknown) => void seen.postStep.push(output),
+    preDelivery: async (output: unknown) => void seen.preDelivery.push(output),
+    onTool: async (call: { toolId: string }) => {
+      seen.onTool.push(call.toolId);
+      if (options.refuseOnTool)
+        throw new HookRefused({ code: 'HOOK_FAILED', message: "Hook 'audit' (on_tool) failed", details: { hook: 'audit' } });
+    },
+  } as unknown as AttemptHooks;
   const bridge = {
     invoke: async () => ({}),
     isAvailable: async (toolId: string) => !(options.unavailable ?? []).includes(toolId) && !(options.disabled ?? []).includes(toolId),
@@ -66,8 +83,14 @@ function attemptWith(options: {
     listTools: async () => [],
   } as McpBridge;
   const sandbox = {
-    run: async (_request: unknown, run: { timeoutMs: number }) => {
+    run: async (_request: unknown, run: { timeoutMs: number; signal: AbortSignal; bridge: McpBridge }) => {
       seen.sandboxRuns.push(run.timeoutMs);
+      if (options.refuseOnTool) {
+        // A handler that calls a tool, then waits until it is stopped.
+        await run.bridge.invoke('spice.simulate', {});
+        await new Promise((resolve) => run.signal.addEventListener('abort', resolve, { once: true }));
+        return { ok: false, error: { code: 'CANCELLED', message: 'stopped', details: {} } };
+      }
       return outputs[Math.min(seen.sandboxRuns.length - 1, outputs.length - 1)];
     },
   } as unknown as HandlerSandboxPool;
@@ -89,13 +112,14 @@ function attemptWith(options: {
     flush: async () => undefined,
   } as unknown as ExecutionEventPublisher;
   const log = { logWriter: () => async () => undefined } as unknown as ExecutionEventLog;
-  const attempt = new HandlerAttempt(hooks, bridge, sandbox, scripts, packages, twin, events, log);
+  const attempt = new HandlerAttempt(bridge, sandbox, scripts, packages, twin, events, log);
   const run = (of: ExecutableVersion) =>
     attempt.run({
       execution,
       version: of,
       contract: runContractOf(of, of.format === 'agent-skills' ? 'echo' : null)!,
       start: AttemptStart.written(execution),
+      hooks,
       signal: new AbortController().signal,
       traceParent: null,
     });
@@ -103,17 +127,19 @@ function attemptWith(options: {
 }
 
 describe('HandlerAttempt', () => {
-  it('runs the handler in the sandbox with the timeout, checks its output and hands it to the after hooks', async () => {
+  it('runs the handler in the sandbox with the timeout, checks its output and hands it to the post_step and pre_delivery hooks', async () => {
     const { run, seen } = attemptWith({});
     expect(await run(version())).toEqual({ ok: true, output: { n: 1 } });
     expect(seen.sandboxRuns).toEqual([10_000]);
-    expect(seen.afterExecute).toEqual([{ n: 1 }]);
+    expect(seen.postStep).toEqual([{ n: 1 }]);
+    expect(seen.preDelivery).toEqual([{ n: 1 }]);
   });
 
-  it('refuses output that breaks the stored schema: OUTPUT_INVALID, and the after hooks never see it', async () => {
+  it('refuses output that breaks the stored schema: OUTPUT_INVALID; post_step saw it (before validation), pre_delivery never does', async () => {
     const { run, seen } = attemptWith({ outputs: [{ ok: true, output: { n: 'one' } }] });
     expect(await run(version())).toMatchObject({ ok: false, error: { code: 'OUTPUT_INVALID', details: { errors: [{ pointer: '/n' }] } } });
-    expect(seen.afterExecute).toEqual([]);
+    expect(seen.postStep).toEqual([{ n: 'one' }]);
+    expect(seen.preDelivery).toEqual([]);
     expect(seen.events).toEqual([]);
   });
 
@@ -126,6 +152,7 @@ describe('HandlerAttempt', () => {
     });
     expect(await run(version({ maxRetriesPerGate: 2 }))).toEqual({ ok: true, output: { n: 2 } });
     expect(seen.sandboxRuns).toHaveLength(2);
+    expect(seen.postStep).toEqual([{ n: 'one' }, { n: 2 }]);
     expect(seen.events).toMatchObject([{ type: 'output_invalid', attempt: 1, try: 1, reask: true }]);
   });
 
@@ -153,14 +180,27 @@ describe('HandlerAttempt', () => {
     expect(await disabled.run(version({ toolsRequired }))).toEqual({ ok: true, output: { n: 1 } });
   });
 
-  it('turns a before hook refusal and a package missing from the store into their errors, never a throw', async () => {
-    expect(await attemptWith({ refuseBefore: true }).run(version())).toEqual({
+  it('turns a pre_step hook refusal and a package missing from the store into their errors, never a throw', async () => {
+    const refused = attemptWith({ refuseBefore: true });
+    expect(await refused.run(version())).toEqual({
       ok: false,
-      error: { code: 'PRECONDITION_FAILED', message: 'refused by policy', details: {} },
+      error: { code: 'HOOK_DENIED', message: 'refused by policy', details: { hook: 'policy' } },
     });
+    expect(refused.seen.sandboxRuns).toEqual([]);
     const missingPackage = attemptWith({ packageMissing: true });
     expect(await missingPackage.run(version())).toMatchObject({ ok: false, error: { code: 'PRECONDITION_FAILED' } });
     expect(missingPackage.seen.sandboxRuns).toEqual([]);
+  });
+
+  it('stops the handler when an on_tool hook refuses, and ends the attempt with that hook error', async () => {
+    const toolsRequired = [{ tool_id: 'spice.simulate', capability: 'circuit_simulation', required: true }];
+    const { run, seen } = attemptWith({ refuseOnTool: true });
+    expect(await run(version({ toolsRequired }))).toEqual({
+      ok: false,
+      error: { code: 'HOOK_FAILED', message: "Hook 'audit' (on_tool) failed", details: { hook: 'audit' } },
+    });
+    expect(seen.onTool).toEqual(['spice.simulate']);
+    expect(seen.events.map((event) => event.type)).toEqual(['tool_invoked', 'tool_completed']);
   });
 
   it('runs an Agent Skills version through the script tool runner, not the sandbox pool', async () => {

@@ -5,7 +5,7 @@ import { ExecutionEventLog, type ExecutableVersion, type ExecutionEvent, type Ex
 import { HandlerSandboxPool } from '#handler-sandbox/index.js';
 import { ExecutionBridgeView, missingTools, silentLogger, type ToolCallEvent } from '#mcp-bridge/index.js';
 import { PackageCache, PackageUnavailable } from '#package-store/index.js';
-import { HookRefused, HookRunner } from '../hooks/hook-runner.js';
+import { type AttemptHooks, HookRefused } from '../hooks/attempt-hooks.js';
 import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { TwinGateway } from '../twin/twin-gateway.js';
 import type { AttemptStart } from './attempt-start.js';
@@ -21,6 +21,8 @@ export interface AttemptRun {
   /** What it runs under (the version's own contract, or its tool's). */
   contract: RunContract;
   start: AttemptStart;
+  /** The hooks around it, taken once for the attempt. */
+  hooks: AttemptHooks;
   signal: AbortSignal;
   /** The W3C traceparent of the attempt's span, for the tool calls. */
   traceParent: string | null;
@@ -37,7 +39,6 @@ export class HandlerAttempt {
   private readonly validator = new JsonSchemaValidator();
 
   constructor(
-    private readonly hooks: HookRunner,
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
     private readonly sandbox: HandlerSandboxPool,
     private readonly scripts: ScriptToolRunner,
@@ -47,11 +48,15 @@ export class HandlerAttempt {
     private readonly log: ExecutionEventLog,
   ) {}
 
-  /** Preconditions, hooks, the handler (a script tool or a sandboxed TypeScript handler), output checks. */
+  /**
+   * Preconditions, hooks, the handler (a script tool or a sandboxed TypeScript handler), output checks: pre_step
+   * hooks first, post_step after each return of the handler (before its output is checked), pre_delivery once the
+   * output passed; a refusal or a fail-closed failure of any of them ends the attempt (HOOK_DENIED, HOOK_FAILED).
+   */
   async run(attempt: AttemptRun): Promise<HandlerOutcome> {
-    const { execution, version, contract, signal } = attempt;
+    const { execution, version, contract, signal, hooks } = attempt;
     try {
-      await this.hooks.beforeExecute({ execution, attempt: execution.attempts });
+      await hooks.preStep();
       const missing = await missingTools(this.bridge, version.toolsRequired);
       if (missing.length > 0) {
         return {
@@ -64,9 +69,15 @@ export class HandlerAttempt {
         };
       }
       const outcome = await throughOutputGate(
-        // The one point where the formats differ: what runs as the handler.
-        (timeoutMs) =>
-          version.format === 'agent-skills' ? this.scripts.run(execution, version, contract, signal) : this.runHandler(attempt, timeoutMs),
+        // The one point where the formats differ: what runs as the handler; then the post_step hooks see what it returned.
+        async (timeoutMs) => {
+          const returned =
+            version.format === 'agent-skills'
+              ? await this.scripts.run(execution, version, contract, signal)
+              : await this.runHandler(attempt, timeoutMs);
+          if (returned.ok) await hooks.postStep(returned.output);
+          return returned;
+        },
         // The one output check (the input's is the registry's, before the execution exists): the stored JSON Schema
         // agents rely on, here outside the sandbox, since nothing the handler's process says about itself counts.
         // Keyed by tool too: the tools of one Agent Skills package share its content hash.
@@ -89,7 +100,7 @@ export class HandlerAttempt {
         },
       );
       if (!outcome.ok) return outcome;
-      await this.hooks.afterExecute({ execution, attempt: execution.attempts, output: outcome.output });
+      await hooks.preDelivery(outcome.output);
       return outcome;
     } catch (error) {
       if (error instanceof HookRefused) return { ok: false, error: error.error };
@@ -99,12 +110,22 @@ export class HandlerAttempt {
     }
   }
 
-  /** A TypeScript skill's handler, in a sandbox process of its package. */
-  private async runHandler({ execution, version, start, signal, traceParent }: AttemptRun, timeoutMs: number): Promise<HandlerOutcome> {
-    // The bridge library's per-execution view reports every tool call; here they become execution events.
+  /**
+   * A TypeScript skill's handler, in a sandbox process of its package. Its tool calls run the on_tool hooks (beside
+   * the handler, which they do not hold up); a fail-closed one that fails stops the handler, and the attempt ends
+   * HOOK_FAILED once the hooks of every call made so far have run.
+   */
+  private async runHandler(attempt: AttemptRun, timeoutMs: number): Promise<HandlerOutcome> {
+    const { execution, version, start, hooks, traceParent } = attempt;
+    const onTool = new OnToolHooks(hooks, attempt.signal);
+    const signal = onTool.signal;
+    // The bridge library's per-execution view reports every tool call; here they become execution events (and on_tool hooks).
     const bridge = new ExecutionBridgeView(
       this.bridge,
-      (call) => void this.events.publish(execution.id, toolEventOf(call)),
+      (call) => {
+        void this.events.publish(execution.id, toolEventOf(call));
+        if (call.type === 'tool_completed') onTool.called(call);
+      },
       { skillName: version.name, traceParent },
       silentLogger,
     );
@@ -112,7 +133,7 @@ export class HandlerAttempt {
     const writeLog = this.log.logWriter(execution.id);
     // Only the bytes the registry stored run: the package comes from the store, verified, never from package_path.
     const packagePath = await this.packages.directory(version.contentHash);
-    return this.sandbox.run(
+    const returned = await this.sandbox.run(
       {
         executionId: execution.id,
         sessionId: execution.sessionId,
@@ -160,6 +181,48 @@ export class HandlerAttempt {
         },
       },
     );
+    return onTool.settle(returned);
+  }
+}
+
+/**
+ * The on_tool hooks of one handler run: each completed call runs them in the background, one call after another;
+ * a refusal or fail-closed failure aborts the run (its signal), and settle() turns the run's outcome into that error.
+ */
+class OnToolHooks {
+  private readonly controller = new AbortController();
+  private chain: Promise<void> = Promise.resolve();
+  private stopped: HookRefused | null = null;
+  readonly signal: AbortSignal;
+
+  constructor(
+    private readonly hooks: AttemptHooks,
+    attemptSignal: AbortSignal,
+  ) {
+    this.signal = hooks.empty ? attemptSignal : AbortSignal.any([attemptSignal, this.controller.signal]);
+  }
+
+  called(call: ToolCallEvent): void {
+    if (this.hooks.empty || this.stopped) return;
+    const done = {
+      toolId: call.toolId,
+      ok: call.ok ?? false,
+      durationMs: Math.round(call.durationMs ?? 0),
+      disabled: call.disabled,
+      error: call.error,
+    };
+    this.chain = this.chain.then(() =>
+      this.hooks.onTool(done).catch((error: unknown) => {
+        if (!(error instanceof HookRefused) || this.stopped) return;
+        this.stopped = error;
+        this.controller.abort();
+      }),
+    );
+  }
+
+  async settle(outcome: HandlerOutcome): Promise<HandlerOutcome> {
+    await this.chain;
+    return this.stopped ? { ok: false, error: this.stopped.error } : outcome;
   }
 }
 

@@ -33,6 +33,8 @@ function tool(name: string, script: StoredScriptTool['script'], notExecutableRea
 const version: ExecutableVersion = {
   name: 'demo',
   version: '1.0.0',
+  domain: 'tools',
+  tags: [],
   status: 'ACTIVE',
   timeoutSeconds: 10,
   retries: 0,

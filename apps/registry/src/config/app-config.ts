@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
+import { hooksFileVariable } from '#hooks/index.js';
 import { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from '#mcp-bridge/index.js';
 import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
 
@@ -70,6 +71,9 @@ const configSchema = z
     DATABASE_URL: sharedEnvironment.DATABASE_URL,
     REDIS_URL: sharedEnvironment.REDIS_URL,
     QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
+    EVENTS_HISTORY_MAX: sharedEnvironment.EVENTS_HISTORY_MAX,
+    /** Hooks declared as data (YAML or JSON): the registry runs their pre_flight phase; read at start, reloaded on change. */
+    HOOKS_FILE: hooksFileVariable,
     HOST: z.string().min(1).default('0.0.0.0'),
     PORT: port.default(3000),
     /** gRPC port (0 picks a free one); unset: 50051, or a free port when PORT is 0 (see grpcPortOf). */

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ExecutionEventLog, ExecutionQueue, ExecutionsRepository, type ExecutionRecord } from '#executions/index.js';
+import { SkillCatalog } from '../catalog/skill-catalog.js';
+import { RegistryHooks } from '../hooks/registry-hooks.js';
 import { ExecutionFinished, ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js';
 import { ExecuteSkill } from './execute-skill.js';
 
@@ -14,6 +16,8 @@ export class CancelExecution {
     private readonly events: ExecutionEventLog,
     private readonly executeSkill: ExecuteSkill,
     private readonly queue: ExecutionQueue,
+    private readonly catalog: SkillCatalog,
+    private readonly hooks: RegistryHooks,
   ) {}
 
   async cancel(id: string): Promise<ExecutionRecord> {
@@ -23,13 +27,18 @@ export class CancelExecution {
     if (status === null) throw new ExecutionFinished(id, existing.status);
     const current = await this.executions.findById(id);
     if (current && current.status === 'QUEUED' && !current.attemptRunning) {
+      // No executor saw it: the input is kept as the file's redact hooks leave it, here.
+      const version = this.catalog.get(current.skillName)?.versions.find((candidate) => candidate.id === current.skillVersionId);
+      const input = version ? this.hooks.redactedInput(version, current.input) : undefined;
       const cancelled = await this.executions.finish(id, 'CANCELLED', {
+        ...(input ? { input } : {}),
         error: { code: 'CANCELLED', message: 'Execution cancelled before it started', details: {} },
       });
       if (cancelled) {
         await this.queue.remove(id);
+        const subject = { executionId: id, skill: cancelled.skillName, sessionId: cancelled.sessionId };
         await this.events
-          .append(id, { type: 'cancelled', at: new Date().toISOString(), reason: 'cancelled before it started' })
+          .append(subject, { type: 'cancelled', at: new Date().toISOString(), reason: 'cancelled before it started' })
           .catch(() => undefined);
         return cancelled;
       }

@@ -16,6 +16,7 @@ import { ROOT_TRACE_CONTEXT, SpanKind, type TraceContext, startSpan, traceIdOf, 
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { resolveVersion } from '../catalog/version-resolution.js';
+import { RegistryHooks } from '../hooks/registry-hooks.js';
 import {
   IdempotencyKeyReused,
   InputInvalid,
@@ -54,8 +55,8 @@ export interface ExecuteResult {
 }
 
 /**
- * Validates and enqueues an execution. Bad input is refused before anything is stored or queued;
- * the job carries only the execution id.
+ * Validates and enqueues an execution. Bad input, and a refusal of a pre_flight hook, are answered before anything
+ * is stored or queued; the job carries only the execution id.
  */
 @Injectable()
 export class ExecuteSkill {
@@ -70,6 +71,7 @@ export class ExecuteSkill {
     private readonly waiters: ExecutionWaiters,
     private readonly queue: ExecutionQueue,
     private readonly twin: TwinStore,
+    private readonly hooks: RegistryHooks,
   ) {}
 
   async execute(command: ExecuteCommand): Promise<ExecuteResult> {
@@ -86,6 +88,12 @@ export class ExecuteSkill {
     if (branch !== 'main') await this.twin.lineage(branch);
     const unavailable = this.queue.unavailableReason();
     if (unavailable !== null) throw new QueueUnavailable(unavailable);
+    // Seed 001 §4.1 pre_flight: before anything is queued (a refusal stores nothing; the idempotency key stays unused).
+    const metadata = await this.hooks.preFlight(version, {
+      caller: command.caller,
+      sessionId: command.sessionId ?? null,
+      input: command.input,
+    });
 
     const requestHash = command.idempotencyKey
       ? createHash('sha256')
@@ -108,7 +116,7 @@ export class ExecuteSkill {
       attributes: { 'skill.name': version.name, 'skill.version': version.version },
     });
     try {
-      return await this.enqueue(command, version, contract, purpose, requestHash, trace.context);
+      return await this.enqueue(command, version, contract, purpose, requestHash, trace.context, metadata);
     } finally {
       trace.span.end();
     }
@@ -121,6 +129,7 @@ export class ExecuteSkill {
     purpose: ExecutionPurpose,
     requestHash: string | null,
     traceContext: TraceContext,
+    metadata: Record<string, unknown> | undefined,
   ): Promise<ExecuteResult> {
     const branch = command.branch ?? 'main';
     const { record, created } = await this.writes.create({
@@ -146,15 +155,25 @@ export class ExecuteSkill {
     }
     // Listen before enqueueing, so even an instant result cannot be missed.
     const listener = command.waitSeconds ? this.waiters.listen(record.id) : null;
+    // An input some hook redacts stays out of the job (whose data outlives the run in Redis): the executor reads the row.
+    const redactedInput = this.hooks.redactedInput(version, record.input);
+    const subject = { executionId: record.id, skill: version.name, sessionId: record.sessionId };
     try {
       // Both go out on one connection, in this order: 'queued' always precedes the executor's events.
       await Promise.all([
-        this.events.append(record.id, { type: 'queued', at: new Date().toISOString(), skill: version.name, version: version.version }),
-        this.queue.enqueue(record.id, record),
+        this.events.append(subject, {
+          type: 'queued',
+          at: new Date().toISOString(),
+          skill: version.name,
+          version: version.version,
+          ...(metadata ? { metadata } : {}),
+        }),
+        this.queue.enqueue(record.id, redactedInput ? undefined : record),
       ]);
     } catch (error) {
       listener?.dispose();
       await this.executions.finish(record.id, 'FAILED', {
+        ...(redactedInput ? { input: redactedInput } : {}),
         error: { code: 'QUEUE_UNAVAILABLE', message: 'The execution could not be queued', details: { reason: (error as Error).message } },
       });
       throw new QueueUnavailable((error as Error).message);

@@ -33,6 +33,7 @@ export const executionInfrastructure: Provider[] = [
         poolSize: config.DATABASE_POOL_SIZE,
         redisUrl: config.REDIS_URL,
         queuePrefix: config.QUEUE_PREFIX,
+        eventsHistory: config.EVENTS_HISTORY_MAX,
         redis: { maxRetriesPerRequest: 1, enableOfflineQueue: false },
         onPoolError: (error) => logger.warn(`executions connection lost: ${error.message}`),
       });

@@ -20,6 +20,8 @@ const executionErrorCode = z.enum([
   'RESOURCE_EXHAUSTED',
   'CANCELLED',
   'QUEUE_UNAVAILABLE',
+  'HOOK_DENIED',
+  'HOOK_FAILED',
 ]);
 
 const executionErrorView = apiComponent(
@@ -79,12 +81,13 @@ export const skillUsageView = apiComponent(
 
 const at = isoDateTime;
 const toolCallError = z.object({ code: z.string(), message: z.string() });
+const hookMetadata = jsonObject.optional().describe('What hooks added (annotate, code hooks) before this event');
 
 /** The `data` of each Server-Sent Event of GET /v1/executions/{id}/events (its `event` is the `type`). */
 export const executionEventView = apiComponent(
   'ExecutionEvent',
   z.discriminatedUnion('type', [
-    z.object({ type: z.literal('queued'), at, skill: z.string(), version: z.string() }),
+    z.object({ type: z.literal('queued'), at, skill: z.string(), version: z.string(), metadata: hookMetadata }),
     z.object({ type: z.literal('started'), at, attempt: z.number().int() }),
     z.object({ type: z.literal('attempt_failed'), at, attempt: z.number().int(), error: executionErrorView, next_delay_ms: z.number() }),
     z.object({ type: z.literal('tool_invoked'), at, tool_id: z.string() }),
@@ -119,9 +122,19 @@ export const executionEventView = apiComponent(
       branch: z.string(),
       kind: z.string(),
     }),
-    z.object({ type: z.literal('succeeded'), at, attempt: z.number().int(), duration_ms: z.number() }),
-    z.object({ type: z.literal('failed'), at, attempt: z.number().int(), error: executionErrorView }),
-    z.object({ type: z.literal('cancelled'), at, reason: z.string() }),
+    z
+      .object({
+        type: z.literal('hook_failed'),
+        at,
+        hook: z.string(),
+        phase: z.string(),
+        error: z.string(),
+        fail_closed: z.boolean().describe('true: the run stopped with HOOK_FAILED; false: it went on'),
+      })
+      .describe('A hook failed (seed 003 §6)'),
+    z.object({ type: z.literal('succeeded'), at, attempt: z.number().int(), duration_ms: z.number(), metadata: hookMetadata }),
+    z.object({ type: z.literal('failed'), at, attempt: z.number().int(), error: executionErrorView, metadata: hookMetadata }),
+    z.object({ type: z.literal('cancelled'), at, reason: z.string(), metadata: hookMetadata }),
     z.object({
       type: z.literal('log'),
       at,

@@ -1,15 +1,16 @@
 import { Module } from '@nestjs/common';
 import { CatalogModule } from '../catalog/catalog.module.js';
+import { HooksModule } from '../hooks/hooks.module.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
-import { ExecutionShutdown, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
+import { EXECUTIONS_REDIS, ExecutionShutdown, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
 import { ExecutionQueries } from './execution-queries.js';
 import { ExecutionStream } from './execution-stream.js';
 import { ExecutionsController } from './executions.controller.js';
 import { ExecutionsGrpcController } from './executions.grpc-controller.js';
 
 @Module({
-  imports: [CatalogModule],
+  imports: [CatalogModule, HooksModule],
   controllers: [ExecutionsController, ExecutionsGrpcController],
   providers: [
     ...executionInfrastructure,
@@ -20,6 +21,6 @@ import { ExecutionsGrpcController } from './executions.grpc-controller.js';
     ExecutionStream,
     ExecutionQueries,
   ],
-  exports: [ExecuteSkill, CancelExecution, ExecutionStream, ExecutionQueries],
+  exports: [ExecuteSkill, CancelExecution, ExecutionStream, ExecutionQueries, EXECUTIONS_REDIS],
 })
 export class ExecutionsModule {}

@@ -187,6 +187,35 @@ export class QueueUnavailable extends DomainError {
   }
 }
 
+/** A pre_flight hook refused the execution (deny, require_tag): nothing was stored or queued. */
+export class HookDenied extends DomainError {
+  readonly code = 'HOOK_DENIED';
+  constructor(hook: string, reason: string, action?: string) {
+    super(`Refused by hook '${hook}' before anything was queued: ${reason}`, {
+      hook,
+      phase: 'pre_flight',
+      reason,
+      ...(action ? { action } : {}),
+    });
+  }
+}
+
+/** A pre_flight rate_limit hook refused the execution: the caller has used the skill's allowance for now. */
+export class RateLimited extends DomainError {
+  readonly code = 'RATE_LIMITED';
+  constructor(hook: string, reason: string, retryAfterSeconds: number) {
+    super(`Refused by hook '${hook}': ${reason}`, { hook, phase: 'pre_flight', reason, retry_after_seconds: retryAfterSeconds });
+  }
+}
+
+/** A fail-closed pre_flight hook failed (its webhook or counter is unreachable): nothing was stored or queued. */
+export class HookFailed extends DomainError {
+  readonly code = 'HOOK_FAILED';
+  constructor(hook: string, message: string) {
+    super(`${message}; nothing was queued, retry shortly`, { hook, phase: 'pre_flight' });
+  }
+}
+
 export class ExecutionNotFound extends DomainError {
   readonly code = 'EXECUTION_NOT_FOUND';
   constructor(id: string) {

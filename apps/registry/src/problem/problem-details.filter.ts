@@ -34,5 +34,6 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, error:
   body.instance = request.url;
   if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="skill-registry"');
   if (body.status === 503) reply.header('Retry-After', '2');
+  if (body.status === 429 && typeof body.retry_after_seconds === 'number') reply.header('Retry-After', String(body.retry_after_seconds));
   void reply.status(body.status).header('Content-Type', 'application/problem+json').send(body);
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { lifecycleStream } from '#executions/index.js';
+import { PlatformEventLog, lifecycleStream } from '#executions/index.js';
 import type { NewLifecycleEvent } from '../catalog/skill-records.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
@@ -20,19 +20,22 @@ interface PublishedLifecycleEvent {
 const STREAM_MAX_LENGTH = 100_000;
 
 /**
- * Publishes every lifecycle move on a Redis stream (`<prefix>:lifecycle:events`). Postgres holds the
- * authoritative history; publishing is best effort and never fails the move itself.
+ * Publishes every lifecycle move on a Redis stream (`<prefix>:lifecycle:events`) and on the platform's stream of
+ * every event (`skill.lifecycle`, see platform-events.ts). Postgres holds the authoritative history; publishing
+ * is best effort and never fails the move itself.
  */
 @Injectable()
 export class LifecycleEventsPublisher implements OnApplicationShutdown {
   private readonly logger = new Logger(LifecycleEventsPublisher.name);
   private readonly redis: Redis;
+  private readonly platform: PlatformEventLog;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     // Its own connection with an offline queue: moves made while Redis is still connecting (start-up
     // discovery) are published once it is up; while Redis is down they fail after one retry and are logged.
     this.redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
     this.redis.on('error', () => undefined);
+    this.platform = new PlatformEventLog(this.redis, config.QUEUE_PREFIX, config.EVENTS_HISTORY_MAX);
   }
 
   onApplicationShutdown(): void {
@@ -52,15 +55,19 @@ export class LifecycleEventsPublisher implements OnApplicationShutdown {
       at: new Date().toISOString(),
     };
     try {
-      await this.redis.xadd(
-        lifecycleStream(this.config.QUEUE_PREFIX),
-        'MAXLEN',
-        '~',
-        STREAM_MAX_LENGTH,
-        '*',
-        'event',
-        JSON.stringify(published),
-      );
+      // Two commands, not a transaction: each stream is complete on its own, and the keys may live on two Cluster nodes.
+      await Promise.all([
+        this.redis.xadd(
+          lifecycleStream(this.config.QUEUE_PREFIX),
+          'MAXLEN',
+          '~',
+          STREAM_MAX_LENGTH,
+          '*',
+          'event',
+          JSON.stringify(published),
+        ),
+        this.platform.append({ type: 'skill.lifecycle', skill, data: published }),
+      ]);
     } catch (error) {
       this.logger.warn(`lifecycle event ${skill}@${version} ${event.from ?? '∅'}→${event.to} not published: ${(error as Error).message}`);
     }

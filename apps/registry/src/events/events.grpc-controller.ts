@@ -1,0 +1,32 @@
+import { Controller, UseFilters, UseGuards } from '@nestjs/common';
+import { GrpcMethod, Payload } from '@nestjs/microservices';
+import { Observable } from 'rxjs';
+import type { Principal } from '../auth/principal.js';
+import { GrpcAuthGuard, GrpcCaller, GrpcPublisherOrAdmin } from '../grpc/grpc-auth.guard.js';
+import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
+import { type WatchEventsRequest, parseWatchEvents, platformEventMessage } from './events.grpc-messages.js';
+import { WatchEvents } from './watch-events.js';
+
+/** The platform's event stream over gRPC: the use-case behind GET /v1/events. */
+@Controller()
+@UseGuards(GrpcAuthGuard)
+@UseFilters(GrpcExceptionFilter)
+export class EventsGrpcController {
+  constructor(private readonly watchEvents: WatchEvents) {}
+
+  /** Server streaming until the client cancels; heartbeats are not sent (gRPC keeps its own connection alive). */
+  @GrpcMethod(GRPC_SERVICE, 'WatchEvents')
+  @GrpcPublisherOrAdmin()
+  watch(@Payload() request: WatchEventsRequest, @GrpcCaller() principal: Principal) {
+    const controller = new AbortController();
+    const events = this.watchEvents.watch(principal, parseWatchEvents(request), controller.signal);
+    return new Observable<ReturnType<typeof platformEventMessage>>((subscriber) => {
+      (async () => {
+        for await (const event of events) if (event) subscriber.next(platformEventMessage(event));
+        subscriber.complete();
+      })().catch((error: unknown) => subscriber.error(error));
+      return () => controller.abort();
+    });
+  }
+}

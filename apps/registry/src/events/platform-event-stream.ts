@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { PlatformEventLog, type PlatformEvent } from '#executions/index.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { EXECUTIONS_REDIS } from '../executions/execution-infrastructure.js';
+import { QueueUnavailable } from '../problem/domain-errors.js';
+
+/** How long one blocking read waits; a quiet stream yields a heartbeat (null) this often. */
+const BLOCK_MS = 10_000;
+
+/**
+ * Follows the platform's event stream from Redis (any replica serves any subscriber): the events after a
+ * position, then live ones, for as long as the subscriber stays.
+ */
+@Injectable()
+export class PlatformEventStream {
+  private readonly log: PlatformEventLog;
+
+  constructor(
+    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.log = new PlatformEventLog(redis, config.QUEUE_PREFIX, config.EVENTS_HISTORY_MAX);
+  }
+
+  /**
+   * The events after `from` (undefined: from now on; '0': from the oldest kept) that `accept` lets through,
+   * then the live ones; `null` after every BLOCK_MS without one (a heartbeat: the caller writes a keep-alive).
+   * Ends when `signal` aborts. Throws QueueUnavailable at once (before anything is answered) when Redis is away.
+   */
+  follow(from: string | undefined, accept: (event: PlatformEvent) => boolean, signal: AbortSignal): AsyncGenerator<PlatformEvent | null> {
+    // The events live in Redis: without it, say so at once rather than hold the request open.
+    if (this.redis.status !== 'ready') throw new QueueUnavailable(`connection ${this.redis.status}`, 'Events cannot be read right now');
+    return this.read(from, accept, signal);
+  }
+
+  private async *read(
+    from: string | undefined,
+    accept: (event: PlatformEvent) => boolean,
+    signal: AbortSignal,
+  ): AsyncGenerator<PlatformEvent | null> {
+    // Blocking reads need a connection of their own.
+    const reader = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    reader.on('error', () => undefined);
+    const stop = () => reader.disconnect();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      let after = from ?? (await this.log.lastId(reader));
+      let blockMs = 0; // what exists is read at once
+      while (!signal.aborted) {
+        const batch = await this.log.read(after, blockMs, reader).catch((error: Error) => {
+          if (signal.aborted) return [];
+          throw error;
+        });
+        for (const event of batch) {
+          after = event.id;
+          if (accept(event)) yield event;
+        }
+        if (batch.length === 0 && blockMs > 0 && !signal.aborted) yield null;
+        blockMs = batch.length > 0 ? 0 : BLOCK_MS;
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      reader.disconnect();
+    }
+  }
+}
