@@ -2,7 +2,10 @@ import type { Redis } from 'ioredis';
 
 /** Counts hits in fixed windows, shared by every replica. */
 export interface RateCounter {
-  /** Counts one hit under `key` in the current window of `windowSeconds`: the hits so far, and the seconds left in it. */
+  /**
+   * Counts one hit under `key` in its current window (which starts at the first hit and lasts `windowSeconds`):
+   * the hits so far, and the seconds left in it.
+   */
   hit(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }>;
 }
 
@@ -13,9 +16,9 @@ if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return {count, redis.call('TTL', KEYS[1])}`;
 
 /**
- * The rate_limit action's counter on Redis: one key per hook, skill, caller and window
- * (`<prefix>:hooks:rate:<hook>:<skill>:<caller>:<window>`, named like every other key of the prefix, so a
- * hash-tagged prefix keeps them in its slot), incremented and given its expiry in one script.
+ * The rate_limit action's counter on Redis: one key per hook, skill and caller (`<prefix>:hooks:rate:<hook>:<skill>:<caller>`,
+ * named like every other key of the prefix, so a hash-tagged prefix keeps them in its slot), incremented and, at
+ * a window's first hit, given the window as its expiry, in one script.
  */
 export class RedisRateCounter implements RateCounter {
   constructor(
@@ -24,8 +27,7 @@ export class RedisRateCounter implements RateCounter {
   ) {}
 
   async hit(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }> {
-    const window = Math.floor(Date.now() / 1000 / windowSeconds);
-    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}:hooks:rate:${key}:${window}`, windowSeconds)) as [
+    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}:hooks:rate:${key}`, windowSeconds)) as [
       number,
       number,
     ];
