@@ -6,7 +6,8 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { freePort, startExecutor, type RunningExecutor } from '../support/executor.js';
 import { activate, eventually, obliterateQueue, readSse } from '../support/executions.js';
-import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { openSse } from '../support/sse.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 
 /** A skill whose input carries a key and whose output a debug field: what the redact hook removes. */
@@ -66,6 +67,11 @@ describe('hooks from HOOKS_FILE (registry in process, executor as a process)', (
     phase: pre_flight
     scope: { skills: [hooked_echo] }
     action: { type: webhook, url: '${receiver.base}/flight' }
+  - name: flight_audit
+    phase: pre_flight
+    priority: 200
+    scope: { skills: [hooked_echo] }
+    action: { type: webhook, url: '${receiver.base}/fail', retries: 0 }
   - name: owner
     phase: pre_step
     scope: { domains: [hooks_demo], tags: [beta] }
@@ -145,6 +151,7 @@ ${
   });
 
   it('runs every phase around a run: webhooks as CloudEvents, metadata on its end, secrets kept out of the row and the events', async () => {
+    const failures = await openSse(`${registry.baseUrl}/v1/events?type=hook.failed`, { authorization: `Bearer ${ADMIN_TOKEN}` });
     const { status, body } = await execute('hooked_echo', { text: 'hi', api_key: 'k-123' });
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'SUCCEEDED', input: { text: 'hi' }, output: { text: 'hi', length: 2 } });
@@ -179,9 +186,25 @@ ${
     // The failing fail-open webhook is a hook_failed event and the run goes on; the annotation rides on the end.
     const events = await readSse(registry.baseUrl, body.id);
     expect(events.map((event) => event.type)).toEqual(['queued', 'started', 'hook_failed', 'succeeded']);
-    expect(events[2]!.data).toMatchObject({ hook: 'best_effort_audit', phase: 'pre_step', fail_closed: false, error: expect.stringContaining('500') });
+    expect(events[2]!.data).toMatchObject({
+      hook: 'best_effort_audit',
+      phase: 'pre_step',
+      fail_closed: false,
+      error: expect.stringContaining('500'),
+    });
     expect(events[3]!.data.metadata).toEqual({ team: 'cae' });
     expect(JSON.stringify(events)).not.toMatch(/k-123|internal trace/);
+
+    // On the platform's stream: the pre_flight failure, of no execution yet, and the pre_step one, of this execution.
+    try {
+      const platform = await failures.until((received) => received.length >= 2);
+      expect(platform.map((event) => [event.data.data.hook, event.data.execution_id, event.data.skill])).toEqual([
+        ['flight_audit', null, 'hooked_echo'],
+        ['best_effort_audit', body.id, 'hooked_echo'],
+      ]);
+    } finally {
+      failures.close();
+    }
   });
 
   it('refuses in pre_flight before anything is stored: deny is 403 HOOK_DENIED, the third run in a minute 429 RATE_LIMITED', async () => {

@@ -421,6 +421,28 @@ describe('OpenAPI contract', () => {
     expect((await send('GET', '/v1/skills/{name}/usage', { params: { name: 'nothing' } })).status).toBe(404);
   });
 
+  it("the platform's event stream: every event kept (each a documented PlatformEvent), and its refusals", async () => {
+    // The stream stays open: read until the execution events of the test before have come, then close it.
+    const controller = new AbortController();
+    const response = await fetch(`${registry.baseUrl}/v1/events?from=0`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      signal: controller.signal,
+    });
+    let text = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.includes('event: run.completed') && text.includes('event: skill.lifecycle') && text.endsWith('\n\n')) break;
+    }
+    controller.abort();
+    check('GET', '/v1/events', { status: response.status, headers: response.headers, text, body: null });
+    expect(sseData(text).map((event) => event.type)).toEqual(
+      expect.arrayContaining(['skill.lifecycle', 'run.queued', 'run.started', 'run.completed']),
+    );
+    expect((await send('GET', '/v1/events', { token: ADMIN_TOKEN, query: 'type=nothing' })).body.code).toBe('VALIDATION_FAILED');
+    expect((await send('GET', '/v1/events', { token: AGENT_TOKEN })).status).toBe(403);
+  });
+
   it('package store: files, one file, the archive (with 304s), and publishing', async () => {
     const params = { name: 'echo_text', version: '1.0.0', path: 'SKILL.md' };
     const files = await send('GET', '/v1/skills/{name}/versions/{version}/files', { params });

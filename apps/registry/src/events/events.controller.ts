@@ -53,7 +53,7 @@ export class EventsController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const controller = new AbortController();
-    const events = this.watchEvents.watch(principal, parseEventsQuery(rawQuery, lastEventId), controller.signal);
+    const events = await this.watchEvents.watch(principal, parseEventsQuery(rawQuery, lastEventId), controller.signal);
     await streamPlatformEvents(request, reply, events, controller);
   }
 }

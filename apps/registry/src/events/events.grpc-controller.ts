@@ -18,9 +18,9 @@ export class EventsGrpcController {
   /** Server streaming until the client cancels; heartbeats are not sent (gRPC keeps its own connection alive). */
   @GrpcMethod(GRPC_SERVICE, 'WatchEvents')
   @GrpcPublisherOrAdmin()
-  watch(@Payload() request: WatchEventsRequest, @GrpcCaller() principal: Principal) {
+  async watch(@Payload() request: WatchEventsRequest, @GrpcCaller() principal: Principal) {
     const controller = new AbortController();
-    const events = this.watchEvents.watch(principal, parseWatchEvents(request), controller.signal);
+    const events = await this.watchEvents.watch(principal, parseWatchEvents(request), controller.signal);
     return new Observable<ReturnType<typeof platformEventMessage>>((subscriber) => {
       (async () => {
         for await (const event of events) if (event) subscriber.next(platformEventMessage(event));

@@ -11,6 +11,13 @@ export interface WatchEventsRequest {
   from_id?: string;
 }
 
+/** The REST query's names of the request's fields, as the proto spells them (`type.3` → `types.3`). */
+const PROTO_NAMES: Record<string, string> = {
+  type: 'types',
+  from: 'from_id',
+  ...Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`type.${index}`, `types.${index}`])),
+};
+
 /** The request through the REST query's parser (same types, limits and id format), errors named by proto field. */
 export function parseWatchEvents(request: WatchEventsRequest): EventsFilter {
   return withProtoFields(
@@ -24,7 +31,7 @@ export function parseWatchEvents(request: WatchEventsRequest): EventsFilter {
         }),
         undefined,
       ),
-    { type: 'types', from: 'from_id' },
+    PROTO_NAMES,
   );
 }
 

@@ -26,26 +26,35 @@ export class PlatformEventStream {
   /**
    * The events after `from` (undefined: from now on; '0': from the oldest kept) that `accept` lets through,
    * then the live ones; `null` after every BLOCK_MS without one (a heartbeat: the caller writes a keep-alive).
-   * Ends when `signal` aborts. Throws QueueUnavailable at once (before anything is answered) when Redis is away.
+   * Resolves once the position is fixed (so every event appended after that is delivered), or throws
+   * QueueUnavailable at once when Redis is away. The stream ends when `signal` aborts.
    */
-  follow(from: string | undefined, accept: (event: PlatformEvent) => boolean, signal: AbortSignal): AsyncGenerator<PlatformEvent | null> {
-    // The events live in Redis: without it, say so at once rather than hold the request open.
-    if (this.redis.status !== 'ready') throw new QueueUnavailable(`connection ${this.redis.status}`, 'Events cannot be read right now');
-    return this.read(from, accept, signal);
-  }
-
-  private async *read(
+  async follow(
     from: string | undefined,
     accept: (event: PlatformEvent) => boolean,
     signal: AbortSignal,
-  ): AsyncGenerator<PlatformEvent | null> {
+  ): Promise<AsyncGenerator<PlatformEvent | null>> {
+    // The events live in Redis: without it, say so at once rather than hold the request open.
+    if (this.redis.status !== 'ready') throw new QueueUnavailable(`connection ${this.redis.status}`, 'Events cannot be read right now');
+    let after = from;
+    if (after === undefined) {
+      try {
+        after = await this.log.lastId();
+      } catch (error) {
+        throw new QueueUnavailable((error as Error).message, 'Events cannot be read right now');
+      }
+    }
+    return this.read(after, accept, signal);
+  }
+
+  private async *read(from: string, accept: (event: PlatformEvent) => boolean, signal: AbortSignal): AsyncGenerator<PlatformEvent | null> {
     // Blocking reads need a connection of their own.
     const reader = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     reader.on('error', () => undefined);
     const stop = () => reader.disconnect();
     signal.addEventListener('abort', stop, { once: true });
     try {
-      let after = from ?? (await this.log.lastId(reader));
+      let after = from;
       let blockMs = 0; // what exists is read at once
       while (!signal.aborted) {
         const batch = await this.log.read(after, blockMs, reader).catch((error: Error) => {

@@ -38,8 +38,11 @@ export function delivers(principal: Principal, filter: EventsFilter, event: Plat
 export class WatchEvents {
   constructor(private readonly stream: PlatformEventStream) {}
 
-  /** The events, and `null` heartbeats while the stream is quiet; ends when `signal` aborts. */
-  watch(principal: Principal, filter: EventsFilter, signal: AbortSignal): AsyncGenerator<PlatformEvent | null> {
+  /**
+   * The events, and `null` heartbeats while the stream is quiet, once the subscription's position is fixed (every
+   * event appended after this resolves is delivered); ends when `signal` aborts.
+   */
+  watch(principal: Principal, filter: EventsFilter, signal: AbortSignal): Promise<AsyncGenerator<PlatformEvent | null>> {
     return this.stream.follow(filter.from, (event) => delivers(principal, filter, event), signal);
   }
 }
