@@ -82,8 +82,10 @@ describe('gRPC: catalog, search and administration', () => {
       'CancelExecution',
       'GetUsage',
       'WatchExecution',
+      'WatchEvents',
     ]);
     expect(service?.method.find((method) => method.name === 'WatchExecution')?.serverStreaming).toBe(true);
+    expect(service?.method.find((method) => method.name === 'WatchEvents')?.serverStreaming).toBe(true);
     // The well-known types come in their canonical files, imported by the file that uses them.
     const names = files.map((file) => file.name);
     expect(names).toEqual(expect.arrayContaining(['google/protobuf/struct.proto', 'google/protobuf/timestamp.proto']));

@@ -11,7 +11,7 @@ export interface HookPorts {
 }
 
 /** The CloudEvents type of a hook's webhook: `dev.skill-registry.hook.<phase>`. */
-export function webhookEventType(phase: string): string {
+function webhookEventType(phase: string): string {
   return `dev.skill-registry.hook.${phase}`;
 }
 
@@ -71,7 +71,7 @@ async function runAction(definition: HookDefinition, event: HookEvent, context: 
 }
 
 /** The `data` of a hook's CloudEvent: the phase, the skill, the run (redacted as the context says so far), the tool call. */
-export function webhookData(hook: string, event: HookEvent, context: HookContext): Record<string, unknown> {
+function webhookData(hook: string, event: HookEvent, context: HookContext): Record<string, unknown> {
   const { execution } = event;
   const documents = redact({ input: execution.input, output: execution.output ?? null }, context.redactions);
   return {

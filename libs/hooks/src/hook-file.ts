@@ -9,7 +9,7 @@ import { parsePointer } from './redaction.js';
  * (before output validation), `pre_delivery` before the result is stored and announced, `post_delivery` after,
  * `on_tool` after each tool call, `on_error` when an attempt fails.
  */
-export const HOOK_PHASES = ['pre_flight', 'pre_step', 'post_step', 'pre_delivery', 'post_delivery', 'on_tool', 'on_error'] as const;
+const HOOK_PHASES = ['pre_flight', 'pre_step', 'post_step', 'pre_delivery', 'post_delivery', 'on_tool', 'on_error'] as const;
 export type HookPhase = (typeof HOOK_PHASES)[number];
 
 /** Phases after which nothing can change the outcome: a refusal or a fail-closed failure there stops nothing. */
@@ -54,14 +54,14 @@ const hookAction = z.discriminatedUnion('type', [
   }),
 ]);
 
-export type HookAction = z.output<typeof hookAction>;
-export type HookActionType = HookAction['type'];
+type HookAction = z.output<typeof hookAction>;
+type HookActionType = HookAction['type'];
 
 /**
  * Where each action may be declared. Refusals only where the run can still be stopped; `redact` where the result
  * is stored and announced (its pointers apply to everything stored or sent about the run, see redaction.ts).
  */
-export const ACTION_PHASES: Record<HookActionType, readonly HookPhase[]> = {
+const ACTION_PHASES: Record<HookActionType, readonly HookPhase[]> = {
   deny: ['pre_flight', 'pre_step', 'post_step', 'pre_delivery'],
   require_tag: ['pre_flight', 'pre_step'],
   rate_limit: ['pre_flight', 'pre_step'],
@@ -147,7 +147,7 @@ export function parseHooksFile(text: string, source: string): HookDefinition[] {
 }
 
 /** Reads and parses the file at `path` (at start-up; reloads go through HooksFileSource). */
-export function loadHooksFile(path: string): HookDefinition[] {
+function loadHooksFile(path: string): HookDefinition[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

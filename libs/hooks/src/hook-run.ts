@@ -136,7 +136,7 @@ export async function runPhase(
 }
 
 /** The context with a hook's metadata merged in (later keys win) and its redactions added. */
-export function withResult(context: HookContext, result: Pick<HookResult, 'metadata' | 'redactions'>): HookContext {
+function withResult(context: HookContext, result: Pick<HookResult, 'metadata' | 'redactions'>): HookContext {
   const metadata =
     result.metadata && Object.keys(result.metadata).length > 0 ? { ...context.metadata, ...result.metadata } : context.metadata;
   const added = (result.redactions ?? []).filter((entry) => !context.redactions.includes(entry));

@@ -27,10 +27,7 @@ export class RedisRateCounter implements RateCounter {
   ) {}
 
   async hit(key: string, windowSeconds: number): Promise<{ count: number; resetSeconds: number }> {
-    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}:hooks:rate:${key}`, windowSeconds)) as [
-      number,
-      number,
-    ];
+    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}:hooks:rate:${key}`, windowSeconds)) as [number, number];
     return { count, resetSeconds: ttl > 0 ? ttl : windowSeconds };
   }
 }

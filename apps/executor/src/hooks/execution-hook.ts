@@ -1,7 +1,7 @@
 import type { ExecutionError, ExecutionRecord } from '#executions/index.js';
 
 /** What a code hook sees of the execution it wraps, and what the hooks before it added. */
-export interface HookContext {
+interface HookContext {
   execution: ExecutionRecord;
   attempt: number;
   /** Metadata the hooks before it added (annotate, other code hooks). */

@@ -3,7 +3,7 @@ import type { PlatformEvent } from '#executions/index.js';
 import type { PlatformEventView } from './events.views.js';
 
 /** The public form of a platform event: exactly the `PlatformEvent` view of the OpenAPI document. */
-export function presentPlatformEvent(event: PlatformEvent): PlatformEventView {
+function presentPlatformEvent(event: PlatformEvent): PlatformEventView {
   return event as unknown as PlatformEventView;
 }
 
