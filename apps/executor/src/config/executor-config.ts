@@ -42,7 +42,7 @@ const executorConfigSchema = z
     /**
      * How long a first attempt of a sandboxed TypeScript handler may run before its start is written (0 = always
      * written first). A run that ends within it, having used no channel, writes start and end in one statement;
-     * meanwhile the execution reads QUEUED. Only with HANDLER_SANDBOX=bubblewrap and no hooks (see AttemptStart).
+     * meanwhile the execution reads QUEUED. Only with HANDLER_SANDBOX=bubblewrap and no hook applying to the skill (see ExecutionRunner.deferrable).
      */
     ATTEMPT_START_DEFER_MS: positiveInt(0, 60_000).default(100),
     /** Where stored packages are materialised (one directory per content hash; survives restarts). */
