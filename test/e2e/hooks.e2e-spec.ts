@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { freePort, startExecutor, type RunningExecutor } from '../support/executor.js';
-import { activate, eventually, obliterateQueue, readSse } from '../support/executions.js';
+import { activate, EXECUTION_SKILLS_ROOT, eventually, obliterateQueue, readSse } from '../support/executions.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { openSse } from '../support/sse.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
@@ -93,6 +93,10 @@ describe('hooks from HOOKS_FILE (registry in process, executor as a process)', (
     phase: pre_flight
     requires_feature_flag: enable_freeze
     action: { type: deny, reason: everything is frozen }
+  - name: tool_watch
+    phase: on_tool
+    scope: { skills: [tool_or_fallback] }
+    action: { type: webhook, url: '${receiver.base}/tool' }
   - name: two_a_minute
     phase: pre_flight
     scope: { skills: [limited_echo] }
@@ -132,10 +136,16 @@ ${
     for (const name of ['closed_echo', 'limited_echo', 'audited_echo']) await writeEchoSkill(root, { name, domain: 'hooks_demo' });
     hooksFile = path.join(root, 'hooks.yaml');
     await writeFile(hooksFile, hooksYaml('cae', true, unreachable));
-    const env = { HOOKS_FILE: hooksFile, FEATURE_FLAGS: 'enable_other' };
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix, env });
+    // tool_or_fallback's tool is switched off, so its call completes without an adapter (and on_tool hooks see it).
+    const env = {
+      HOOKS_FILE: hooksFile,
+      FEATURE_FLAGS: 'enable_other',
+      TOOL_ADAPTERS: 'spice=http://127.0.0.1:9/mcp',
+      TOOLS_DISABLED: 'spice.simulate',
+    };
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root, EXECUTION_SKILLS_ROOT], queuePrefix, env });
     executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env });
-    await activate(registry.baseUrl, ['hooked_echo', 'closed_echo', 'limited_echo', 'audited_echo']);
+    await activate(registry.baseUrl, ['hooked_echo', 'closed_echo', 'limited_echo', 'audited_echo', 'tool_or_fallback']);
     rows = new pg.Client({ connectionString: db.url });
     await rows.connect();
   });
@@ -207,6 +217,17 @@ ${
     } finally {
       failures.close();
     }
+  });
+
+  it("runs on_tool hooks after each of a handler's tool calls, with the call", async () => {
+    const { body } = await execute('tool_or_fallback', { volts: 9 });
+    expect(body).toMatchObject({ status: 'SUCCEEDED', output: { via: 'fallback' } });
+    await eventually(async () => receiver.received.some((entry) => entry.path === '/tool'));
+    expect(receiver.received.find((entry) => entry.path === '/tool')!.event).toMatchObject({
+      type: 'dev.skill-registry.hook.on_tool',
+      subject: 'tool_or_fallback',
+      data: { phase: 'on_tool', execution: { id: body.id, attempt: 1 }, tool: { id: 'spice.simulate', ok: true, disabled: true } },
+    });
   });
 
   it('refuses in pre_flight before anything is stored: deny is 403 HOOK_DENIED, the third run in a minute 429 RATE_LIMITED', async () => {
