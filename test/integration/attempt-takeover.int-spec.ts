@@ -49,6 +49,7 @@ describe('takeover of lost attempts (guarded by attempt and heartbeat)', () => {
         format: 'typescript',
         tools: [],
         agentSkill: null,
+        exposure: {},
         packagePath: '/skills/demo/alpha',
         contentHash: 'sha256:' + '0'.repeat(64),
         validation: [],

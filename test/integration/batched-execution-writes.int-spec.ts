@@ -56,6 +56,7 @@ describe('batched execution writes (group commit)', () => {
         format: 'typescript',
         tools: [],
         agentSkill: null,
+        exposure: {},
         packagePath: '/skills/demo/alpha',
         contentHash: 'sha256:' + '0'.repeat(64),
         validation: [],

@@ -32,6 +32,7 @@ function newVersion(name: string, version = '1.0.0'): NewSkillVersion {
     format: 'typescript',
     tools: [],
     agentSkill: null,
+    exposure: {},
     packagePath: `/skills/demo/${name}`,
     contentHash: 'sha256:' + '0'.repeat(64),
     validation: [],

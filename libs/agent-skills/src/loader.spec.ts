@@ -160,6 +160,8 @@ describe("seed 004's hello-world: metadata.dcc-mcp without tools.yaml", () => {
         annotations: {},
         examples: [],
         group: null,
+        deferLoading: false,
+        taskSupport: null,
         scriptFile: 'scripts/greet.py',
         script: { path: 'scripts/greet.py', interpreter: 'python3' },
         notExecutableReason: null,

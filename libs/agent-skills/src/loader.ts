@@ -11,7 +11,7 @@ import { toRegistryName } from './names.js';
 import { entryPointScripts } from './scripts.js';
 import { finishDeclaredTools, toolsFromScripts } from './tools.js';
 import { readToolsFile } from './tools-file.js';
-import type { AgentSkillLoadResult, AgentSkillPackage, ScriptTool, SkillDependency } from './types.js';
+import type { AgentSkillLoadResult, AgentSkillPackage, ScriptTool, SkillDependency, ToolGroup } from './types.js';
 import { isMapping, parseYamlText } from './yaml-text.js';
 
 const SKILL_MD = 'SKILL.md';
@@ -112,7 +112,7 @@ async function assemblePackage(
   const registryName = toRegistryName(name);
   const extension = await checkDccMcp(fields.metadata, packageDir, registryName, issues);
   const depends = mergeDepends(extension.depends, await readDependsFile(packageDir, files, registryName, issues), issues);
-  const tools = await readTools(packageDir, files, registryName, fields.description ?? '', extension, issues);
+  const { tools, groups: toolGroups } = await readTools(packageDir, files, registryName, fields.description ?? '', extension, issues);
   checkBody(body, issues);
   return {
     name,
@@ -131,6 +131,7 @@ async function assemblePackage(
     layer: extension.layer,
     depends,
     tools,
+    toolGroups,
     instructionOnly: tools.length === 0,
     files,
     metadataFiles: files.filter((file) => /^metadata\/[^/]+\.md$/.test(file)),
@@ -150,7 +151,7 @@ async function readTools(
   description: string,
   extension: Awaited<ReturnType<typeof checkDccMcp>>,
   issues: IssueList,
-): Promise<ScriptTool[]> {
+): Promise<{ tools: ScriptTool[]; groups: ToolGroup[] }> {
   const scripts = entryPointScripts(files);
   let toolsFile = extension.toolsFile;
   if (!extension.toolsDeclared && files.includes('tools.yaml')) {
@@ -164,11 +165,11 @@ async function readTools(
     );
   }
   if (toolsFile !== null) {
-    const drafts = await readToolsFile(packageDir, toolsFile, extension.groupsFile, issues);
-    return finishDeclaredTools(drafts, registryName, scripts, toolsFile, issues);
+    const { drafts, groups } = await readToolsFile(packageDir, toolsFile, extension.groupsFile, issues);
+    return { tools: finishDeclaredTools(drafts, registryName, scripts, toolsFile, issues), groups };
   }
-  if (extension.toolsDeclared || !extension.present) return [];
-  return toolsFromScripts(scripts, registryName, description, issues);
+  if (extension.toolsDeclared || !extension.present) return { tools: [], groups: [] };
+  return { tools: toolsFromScripts(scripts, registryName, description, issues), groups: [] };
 }
 
 async function readDependsFile(packageDir: string, files: string[], registryName: string, issues: IssueList): Promise<SkillDependency[]> {

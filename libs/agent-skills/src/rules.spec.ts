@@ -468,7 +468,7 @@ describe('loadAgentSkillPackage: seed 004 keys kept without effect are reported,
     await rm(scratch, { recursive: true, force: true });
   });
 
-  it('gives one info per key (products, allow-implicit-invocation, external-deps, defer-loading) and stays valid', async () => {
+  it('gives one info per kept key (products, allow-implicit-invocation, external-deps), reads defer-loading, and stays valid', async () => {
     const dir = join(scratch, 'kept-keys');
     await mkdir(join(dir, 'scripts'), { recursive: true });
     await writeFile(join(dir, 'scripts', 'run.py'), 'print("{}")\n');
@@ -500,8 +500,70 @@ describe('loadAgentSkillPackage: seed 004 keys kept without effect are reported,
       { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/products' },
       { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/allow-implicit-invocation' },
       { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/external-deps' },
-      { severity: 'info', file: 'tools.yaml', path: '/tools/0/defer-loading' },
     ]);
+    // defer-loading is read (MCP tools/list shows it as _meta["dcc.deferred_hint"]).
+    expect(result.package?.tools[0]?.deferLoading).toBe(true);
     expect(result.issues[0]?.message).toMatch(/kept in the metadata as written, but this registry does not act on it/);
+  });
+});
+
+describe('tool groups and task support (seed 004 "Tool Groups", MCP tasks)', () => {
+  let scratch: string;
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'agent-skills-groups-'));
+  });
+  afterAll(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('reads groups with description and default_active; a tool joins a group by group: or by the group listing it', async () => {
+    const dir = join(scratch, 'grouped');
+    await mkdir(join(dir, 'scripts'), { recursive: true });
+    for (const tool of ['model', 'rig', 'plain']) await writeFile(join(dir, 'scripts', `${tool}.py`), 'print("{}")\n');
+    await writeFile(
+      join(dir, 'SKILL.md'),
+      [
+        '---',
+        'name: grouped',
+        'description: Grouped tools.',
+        'metadata:',
+        '  dcc-mcp:',
+        '    version: "1.0.0"',
+        '    tools: tools.yaml',
+        '---',
+        '# G',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      join(dir, 'tools.yaml'),
+      [
+        'groups:',
+        '  - { name: modeling, description: Modeling tools., default_active: true, tools: [model, ghost] }',
+        '  - { name: rigging, description: Rigging tools. }',
+        'tools:',
+        '  - { name: model, description: Model., task_support: optional }',
+        '  - { name: rig, description: Rig., group: rigging }',
+        '  - { name: plain, description: Plain., task_support: sometimes }',
+        '',
+      ].join('\n'),
+    );
+    const result = await loadAgentSkillPackage(dir);
+    expect(result.package?.toolGroups).toEqual([
+      { name: 'modeling', description: 'Modeling tools.', defaultActive: true, tools: ['model'] },
+      { name: 'rigging', description: 'Rigging tools.', defaultActive: false, tools: ['rig'] },
+    ]);
+    const tools = result.package?.tools ?? [];
+    expect(tools.map((tool) => [tool.name, tool.group, tool.taskSupport])).toEqual([
+      ['model', 'modeling', 'optional'],
+      ['rig', 'rigging', null],
+      ['plain', null, null],
+    ]);
+    expect(result.issues.map(({ severity, path }) => ({ severity, path }))).toEqual(
+      expect.arrayContaining([
+        { severity: 'warning', path: '/groups' },
+        { severity: 'error', path: '/tools/2/task_support' },
+      ]),
+    );
   });
 });

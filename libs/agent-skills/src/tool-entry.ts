@@ -43,6 +43,7 @@ const TOOL_KEYS = [
   'group',
   'defer-loading',
   'defer_loading',
+  'task_support',
   ...Object.keys(SHORTHAND_HINTS),
 ];
 
@@ -88,15 +89,6 @@ export async function checkToolEntry(
       suggestion ? `Did you mean '${suggestion}'?` : `Known keys: ${TOOL_KEYS.join(', ')}.`,
     );
   }
-  for (const key of ['defer-loading', 'defer_loading'])
-    if (raw[key] !== undefined)
-      issues.info(
-        'definition',
-        file,
-        entryPointer(site, key),
-        `${site.label}: '${key}' is kept as written, but this registry lists every tool of a loaded skill (no deferred loading yet)`,
-        'Nothing to change; the key takes effect once tools are loaded on demand.',
-      );
   const flags = readToolFlags(raw, site, issues);
   const inputSchema = readSchema(raw, 'input', site, issues);
   const outputSchema = readSchema(raw, 'output', site, issues);
@@ -124,6 +116,8 @@ export async function checkToolEntry(
     nextTools: readNextTools(raw['next-tools'], site, issues),
     examples: checkToolExamples(raw.examples, site, { input: inputSchema.validate, output: outputSchema.validate }, issues),
     group: readGroup(raw.group, site, issues),
+    deferLoading: readBoolean(raw, ['defer-loading', 'defer_loading'], site, issues),
+    taskSupport: readTaskSupport(raw.task_support, site, issues),
     ...source,
   };
 }
@@ -232,6 +226,37 @@ function readInteger(
     hintFor([field], value, expectation),
   );
   return fallback;
+}
+
+/** A boolean under the first of `keys` present (seed 004 accepts both spellings); false when absent. */
+function readBoolean(raw: Record<string, unknown>, keys: string[], site: EntrySite, issues: IssueList): boolean {
+  const key = keys.find((candidate) => raw[candidate] !== undefined);
+  if (key === undefined) return false;
+  if (typeof raw[key] === 'boolean') return raw[key];
+  issues.error(
+    'definition',
+    site.file,
+    entryPointer(site, key),
+    `${site.label}: ${key} must be a boolean; found ${describeValue(raw[key])}`,
+    'Write true or false without quotes.',
+  );
+  return false;
+}
+
+const TASK_SUPPORT = ['forbidden', 'optional', 'required'] as const;
+
+function readTaskSupport(value: unknown, site: EntrySite, issues: IssueList): (typeof TASK_SUPPORT)[number] | null {
+  if (value === undefined || value === null) return null;
+  const found = TASK_SUPPORT.find((candidate) => candidate === value);
+  if (found) return found;
+  issues.error(
+    'definition',
+    site.file,
+    entryPointer(site, 'task_support'),
+    `${site.label}: task_support must be one of ${TASK_SUPPORT.join(', ')}; found ${describeValue(value)}`,
+    'Leave it out for the default (optional above 30 s, else forbidden), or write one of the three.',
+  );
+  return null;
 }
 
 function readGroup(value: unknown, site: EntrySite, issues: IssueList): string | null {

@@ -99,6 +99,8 @@ export function toolsFromScripts(scripts: ScriptFile[], registryName: string, sk
       annotations: {},
       examples: [],
       group: null,
+      deferLoading: false,
+      taskSupport: null,
       ...scriptFields(script.path, `tool '${name}'`, script.path, '', issues),
     });
   }

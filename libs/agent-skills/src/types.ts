@@ -31,13 +31,26 @@ export interface ScriptTool {
   /** MCP ToolAnnotations as declared, with camelCase keys (`readOnlyHint`, `destructiveHint`, ...). */
   annotations: Record<string, unknown>;
   examples: ScriptToolExample[];
-  /** Tool group from tools.yaml (`group:`), null when ungrouped. */
+  /** Tool group from tools.yaml (`group:`, or the group whose `tools:` lists it), null when ungrouped. */
   group: string | null;
+  /** seed 004's `defer-loading` (or `defer_loading`): a discovery-oriented declaration. */
+  deferLoading: boolean;
+  /** MCP tasks: `task_support` as declared; null for the default (optional above 30 s, else forbidden). */
+  taskSupport: 'forbidden' | 'optional' | 'required' | null;
   /** The script backing the tool (package-relative), found by seed 004's lookup order; null when none. */
   scriptFile: string | null;
   /** How to run the tool here; null when it is not executable on this platform (see notExecutableReason). */
   script: { path: string; interpreter: ScriptInterpreter } | null;
   notExecutableReason: string | null;
+}
+
+/** A tool group (seed 004): tools an agent activates together; a group not `defaultActive` is dormant after load. */
+export interface ToolGroup {
+  name: string;
+  description: string;
+  defaultActive: boolean;
+  /** Tool names (inside the skill): the group's `tools:` and every tool naming it in `group:`. */
+  tools: string[];
 }
 
 /** A dependency on another skill, by its registry name. */
@@ -72,6 +85,8 @@ export interface AgentSkillPackage {
   layer: string | null;
   depends: SkillDependency[];
   tools: ScriptTool[];
+  /** Tool groups (seed 004 "Tool Groups"), from tools.yaml `groups:` and the groups file. */
+  toolGroups: ToolGroup[];
   /** No tools: the package is instructions, references, assets and scripts for the agent to read. */
   instructionOnly: boolean;
   /** Every file of the package (relative, POSIX separators, sorted; dotfiles, node_modules and dist left out). */

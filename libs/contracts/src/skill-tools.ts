@@ -23,6 +23,46 @@ export interface StoredScriptTool {
   /** The script that runs it (package-relative) and its interpreter; null when not executable here. */
   script: { path: string; interpreter: 'python3' | 'bash' | 'node' } | null;
   not_executable_reason: string | null;
+  /** Its tool group (seed 004 "Tool Groups"); absent or null when ungrouped (versions stored before groups: absent). */
+  group?: string | null;
+  /** seed 004's `defer-loading`: a discovery-oriented declaration, shown as `_meta["dcc.deferred_hint"]`. */
+  defer_loading?: boolean;
+  /** MCP tasks: as declared in tools.yaml; absent or null means the default (taskSupportOf). */
+  task_support?: TaskSupport | null;
+}
+
+/** MCP `execution.taskSupport` of a tool: whether a call may (optional), must (required) or must not (forbidden) be a task. */
+export const TASK_SUPPORT_VALUES = ['forbidden', 'optional', 'required'] as const;
+export type TaskSupport = (typeof TASK_SUPPORT_VALUES)[number];
+
+/** Above this timeout a tool's calls may be tasks unless it says otherwise (issue 26 §2). */
+const TASK_OPTIONAL_ABOVE_SECONDS = 30;
+
+/** The one rule for a tool's task support: as declared, else `optional` for timeouts over 30 s and `forbidden` below. */
+export function taskSupportOf(declared: TaskSupport | null | undefined, timeoutSeconds: number): TaskSupport {
+  return declared ?? (timeoutSeconds > TASK_OPTIONAL_ABOVE_SECONDS ? 'optional' : 'forbidden');
+}
+
+/** A tool group of an Agent Skills package (seed 004): tools listed together once active. */
+export interface StoredToolGroup {
+  name: string;
+  description: string;
+  /** Active as soon as the skill is loaded; otherwise dormant until activated. */
+  default_active: boolean;
+  /** Tool names (inside the skill) of the group. */
+  tools: string[];
+}
+
+/**
+ * How a version is offered as MCP tools beyond its schemas (`skill_versions.exposure`): a TypeScript
+ * skill's annotations and task support from definition.json, an Agent Skills package's tool groups.
+ */
+export interface VersionExposure {
+  title?: string;
+  destructive?: boolean;
+  open_world?: boolean;
+  task_support?: TaskSupport;
+  groups?: StoredToolGroup[];
 }
 
 /** A version's package format. */

@@ -45,6 +45,10 @@ export const EXPECTATIONS: Record<string, string> = {
   'depends_on.*.name': 'a skill name matching ^[a-z][a-z0-9_]*$',
   'depends_on.*.range': 'a semver range (e.g. "^1.2", "~0.3.1", ">=1 <2", "*")',
   compatibility: 'one of "backward", "full" or "none"',
+  title: 'a one-line string of at most 100 characters (the tool title agents see)',
+  destructive: 'a boolean',
+  open_world: 'a boolean',
+  task_support: 'one of "forbidden", "optional" or "required"',
 };
 
 /** A fix for a field that breaks its rule, from the value found. */

@@ -37,7 +37,22 @@ describe('checkDefinition', () => {
       read_only: false,
       depends_on: [],
       compatibility: 'backward',
+      destructive: false,
+      open_world: false,
     });
+  });
+
+  it('reads the MCP annotations and task support, and refuses a bad task_support', () => {
+    const declared = { ...minimal, title: 'Stress check', destructive: true, open_world: true, task_support: 'required' };
+    expect(check(declared)).toMatchObject({
+      issues: [],
+      definition: { title: 'Stress check', destructive: true, open_world: true, task_support: 'required' },
+    });
+    const bad = check({ ...minimal, task_support: 'always' });
+    expect(bad.definition).toBeNull();
+    expect(bad.issues).toEqual([expect.objectContaining({ severity: 'error', path: '/task_support' })]);
+    const both = check({ ...minimal, read_only: true, destructive: true });
+    expect(both.issues).toEqual([expect.objectContaining({ severity: 'warning', path: '/destructive' })]);
   });
 
   it('accepts the seed example unchanged', () => {

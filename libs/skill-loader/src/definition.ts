@@ -63,6 +63,14 @@ export interface SkillDefinition {
   read_only: boolean;
   depends_on: SkillDependency[];
   compatibility: CompatibilityPolicy;
+  /** MCP annotation `title`: a short display name for the skill's tool. */
+  title?: string;
+  /** MCP annotation `destructiveHint`: the skill may destroy or overwrite what it works on (default false). */
+  destructive: boolean;
+  /** MCP annotation `openWorldHint`: the skill reaches entities outside the registry's own world (default false). */
+  open_world: boolean;
+  /** MCP tasks: whether a call may, must or must not be a task; absent means optional above 30 s, else forbidden. */
+  task_support?: 'forbidden' | 'optional' | 'required';
 }
 
 /** The most re-asks of an output gate a definition may ask for (seed 001 §2.3). */
@@ -118,6 +126,13 @@ const fieldSchemas = {
   read_only: z.boolean().default(false),
   depends_on: z.array(dependencySchema).default([]),
   compatibility: z.enum(COMPATIBILITY_POLICIES).default('backward'),
+  title: z
+    .string()
+    .refine((value) => nonBlank(value) && value.length <= 100 && !/[\r\n]/.test(value))
+    .optional(),
+  destructive: z.boolean().default(false),
+  open_world: z.boolean().default(false),
+  task_support: z.enum(['forbidden', 'optional', 'required']).optional(),
 };
 
 type FieldName = keyof typeof fieldSchemas;
@@ -198,6 +213,15 @@ function checkCrossFieldRules(fields: Partial<SkillDefinition>, directoryName: s
       `/${field}`,
       `${field} is ${value} but the skill is not idempotent: ${effect}`,
       `Set "idempotent": true if ${condition}, or set "${field}": 0.`,
+    );
+  }
+  if (fields.read_only === true && fields.destructive === true) {
+    issues.warning(
+      'definition',
+      'definition.json',
+      '/destructive',
+      'the skill is both read_only and destructive',
+      'A read-only skill changes nothing: set "destructive": false, or "read_only": false.',
     );
   }
   fields.tags?.forEach((tag, index) => {

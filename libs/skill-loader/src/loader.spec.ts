@@ -249,6 +249,8 @@ describe('SkillPackageLoader: the good package', () => {
       read_only: false,
       depends_on: [],
       compatibility: 'backward',
+      destructive: false,
+      open_world: false,
     });
   });
 

@@ -72,6 +72,7 @@ export function readSkillVersionRow(row: Record<string, unknown>): StoredSkillVe
     format: row.format as StoredSkillVersion['format'],
     tools: (row.tools ?? []) as StoredSkillVersion['tools'],
     agentSkill: (row.agent_skill ?? null) as StoredSkillVersion['agentSkill'],
+    exposure: (row.exposure ?? {}) as StoredSkillVersion['exposure'],
     packagePath: row.package_path as string,
     contentHash: row.content_hash as string,
     validation: row.validation as StoredSkillVersion['validation'],

@@ -1,4 +1,4 @@
-import type { SkillFormat, SkillStatusName, StoredScriptTool } from '#contracts/index.js';
+import type { SkillFormat, SkillStatusName, StoredScriptTool, VersionExposure } from '#contracts/index.js';
 import type { CompatibilityPolicy, SkillDependency, SkillExample, AdapterToolRef, ValidationIssue } from '#skill-loader/index.js';
 
 /** One row of skill_versions (with its skill's name), as the registry and the executor read it. */
@@ -32,6 +32,8 @@ export interface StoredSkillVersion {
   tools: StoredScriptTool[];
   /** Agent Skills packages: the frontmatter, as the MCP Skills extension and views serve it. */
   agentSkill: AgentSkillFrontmatter | null;
+  /** How it is offered as MCP tools: a TypeScript skill's annotations and task support, an Agent Skills package's tool groups. */
+  exposure: VersionExposure;
   packagePath: string;
   contentHash: string;
   validation: ValidationIssue[];

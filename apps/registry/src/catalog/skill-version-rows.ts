@@ -38,6 +38,7 @@ export function toColumns(version: Partial<NewSkillVersion>) {
     ...(version.format !== undefined ? { format: version.format } : {}),
     ...(version.tools !== undefined ? { tools: json(version.tools) } : {}),
     ...(version.agentSkill !== undefined ? { agentSkill: json(version.agentSkill) } : {}),
+    ...(version.exposure !== undefined ? { exposure: json(version.exposure) } : {}),
     ...(version.packagePath !== undefined ? { packagePath: version.packagePath } : {}),
     ...(version.contentHash !== undefined ? { contentHash: version.contentHash } : {}),
     ...(version.validation !== undefined ? { validation: json(version.validation) } : {}),

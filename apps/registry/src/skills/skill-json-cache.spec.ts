@@ -31,6 +31,7 @@ function versionRecord(overrides: Partial<SkillVersionRecord> = {}): SkillVersio
     format: 'typescript',
     tools: [],
     agentSkill: null,
+    exposure: {},
     packagePath: '/tmp/echo_text',
     contentHash: 'abc',
     validation: [],

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import semver from 'semver';
 import type { AgentSkillPackage, ScriptTool } from '#agent-skills/index.js';
-import type { StoredScriptTool } from '#contracts/index.js';
-import type { LoadedSkillPackage, ValidationIssue } from '#skill-loader/index.js';
+import type { StoredScriptTool, VersionExposure } from '#contracts/index.js';
+import type { LoadedSkillPackage, SkillDefinition, ValidationIssue } from '#skill-loader/index.js';
 import type { NewSkillVersion } from '../catalog/skill-records.js';
 
 /** DRAFT unless the package is valid; the reason names the first error. */
@@ -47,10 +47,21 @@ export function versionFromPackage(loaded: LoadedSkillPackage): NewSkillVersion 
     format: 'typescript',
     tools: [],
     agentSkill: null,
+    exposure: definition ? typescriptExposure(definition) : {},
     packagePath: loaded.packagePath,
     contentHash: loaded.contentHash,
     validation: loaded.issues,
     ...statusOf(loaded.valid && definition !== null, loaded.issues),
+  };
+}
+
+/** definition.json's MCP annotations and task support, only what it declares beyond the defaults. */
+function typescriptExposure(definition: SkillDefinition): VersionExposure {
+  return {
+    ...(definition.title !== undefined ? { title: definition.title } : {}),
+    destructive: definition.destructive,
+    open_world: definition.open_world,
+    ...(definition.task_support !== undefined ? { task_support: definition.task_support } : {}),
   };
 }
 
@@ -72,6 +83,9 @@ function storedTool(tool: ScriptTool): StoredScriptTool {
     examples: tool.examples,
     script: tool.script,
     not_executable_reason: tool.notExecutableReason,
+    group: tool.group,
+    defer_loading: tool.deferLoading,
+    task_support: tool.taskSupport,
   };
 }
 
@@ -129,6 +143,14 @@ export function versionFromAgentSkill(
           version_defaulted: pkg.versionDefaulted,
         }
       : null,
+    exposure: {
+      groups: (pkg?.toolGroups ?? []).map(({ name, description, defaultActive, tools }) => ({
+        name,
+        description,
+        default_active: defaultActive,
+        tools,
+      })),
+    },
     packagePath,
     contentHash,
     validation: issues,
