@@ -151,6 +151,26 @@ const configSchema = z
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** Limits of the digital twin: one revision's content, and all content written on one branch. */
     ...TWIN_LIMIT_VARIABLES,
+    /**
+     * How MCP tools/list shows the catalog: `all` (every exposed tool with its schemas), `progressive` (the
+     * discovery and loading tools; a skill's tools once load_skill loaded it), or `auto` (the default):
+     * progressive when a connection would see more than 50 tools, else all (docs/mcp.md).
+     */
+    MCP_TOOL_EXPOSURE: z.enum(['auto', 'all', 'progressive']).default('auto'),
+    /** MCP tasks: the longest time to live a task gets (and the one it gets when the client asks none), in ms. */
+    MCP_TASK_TTL_MAX_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .default(24 * 60 * 60 * 1000),
+    /**
+     * A2A agent cards: a private key (PEM, PKCS#8; EC P-256 → ES256, Ed25519 → EdDSA, RSA → RS256) to sign the
+     * cards with (JWS over the JCS-canonical card), and the key id its signatures name; both or neither.
+     */
+    AGENT_CARD_SIGNING_KEY: z.string().min(1).optional(),
+    AGENT_CARD_SIGNING_KEY_ID: z.string().min(1).max(200).optional(),
+    /** The registry's public base URL for A2A agent cards (`https://registry.example.com`); default: the request's own. */
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (the API's tokens do not apply). */
     METRICS_TOKEN: z.string().min(8).optional(),
     /** Mounts GET /bench/baseline for bench/search (an in-app baseline); never needed in production. */
@@ -163,6 +183,13 @@ const configSchema = z
     // Node refuses a header time limit longer than the whole request's.
     if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
       ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must be at most HTTP_REQUEST_TIMEOUT_MS' });
+    }
+    if ((config.AGENT_CARD_SIGNING_KEY === undefined) !== (config.AGENT_CARD_SIGNING_KEY_ID === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AGENT_CARD_SIGNING_KEY_ID'],
+        message: 'set AGENT_CARD_SIGNING_KEY and AGENT_CARD_SIGNING_KEY_ID together',
+      });
     }
     // One token, one role: a token listed twice would act as whichever list is read first.
     const seen = new Map<string, string>();

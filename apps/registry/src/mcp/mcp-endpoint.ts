@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { toNodeHandler, toWebRequest, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type McpHttpHandler } from '@modelcontextprotocol/server';
-import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
+import { LoadedSkills } from '../mcp-protocol/loaded-skills.js';
+import type { McpConnection, McpRequestContext } from '../mcp-protocol/mcp-connection.js';
 import { McpServerFactory } from './mcp-server-factory.js';
 import { McpSessions, sendJsonRpcError } from './mcp-sessions.js';
 import { malformedParams } from './mcp-request-check.js';
@@ -46,7 +47,7 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** Serves one HTTP request of the endpoint; the caller has authenticated it and parsed the filter. */
-  async handle(request: IncomingMessage, response: ServerResponse, body: unknown, connection: McpConnection): Promise<void> {
+  async handle(request: IncomingMessage, response: ServerResponse, body: unknown, context: McpRequestContext): Promise<void> {
     try {
       const refused = request.method === 'POST' ? malformedParams(body) : null;
       if (refused) {
@@ -54,11 +55,13 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
         return;
       }
       if (request.method === 'POST' && !(await isLegacyRequest(await toWebRequest(request, body), body))) {
+        // Per request: its exposure mode by the catalog now; what it loaded comes with each message's _meta.
+        const connection: McpConnection = { ...context, era: 'modern', tools: new LoadedSkills(this.toolList.modeFor(context.filter)) };
         (request as IncomingMessage & { auth?: AuthInfo }).auth = authInfoOf(connection);
         await this.modernNode(request, response, body);
         return;
       }
-      await this.sessions.handle(request, response, body, connection);
+      await this.sessions.handle(request, response, body, context);
     } catch (error) {
       this.logger.error(`MCP ${request.method} failed: ${(error as Error).stack ?? String(error)}`);
       sendJsonRpcError(response, 500, -32603, 'Internal error');
@@ -86,7 +89,7 @@ export class McpEndpoint implements OnApplicationBootstrap, BeforeApplicationShu
     this.seenGeneration = generation;
     try {
       this.sessions.announceToolChanges();
-      const fingerprint = this.toolList.fingerprint({});
+      const fingerprint = this.toolList.fingerprint({}, new LoadedSkills('all'));
       // Any change of a filtered list changes the unfiltered one; listen streams are not filtered per connection.
       if (this.allToolsFingerprint !== null && fingerprint !== this.allToolsFingerprint) this.modern.notify.toolsChanged();
       this.allToolsFingerprint = fingerprint;

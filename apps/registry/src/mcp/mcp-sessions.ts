@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
-import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
+import { LoadedSkills } from '../mcp-protocol/loaded-skills.js';
+import type { McpConnection, McpRequestContext } from '../mcp-protocol/mcp-connection.js';
 import { McpServerFactory } from './mcp-server-factory.js';
 import { McpToolList } from './mcp-tool-list.js';
 import { SessionTransport } from './session-transport.js';
@@ -15,8 +16,6 @@ interface McpSession {
   transport: SessionTransport;
   server: McpServer;
   connection: McpConnection;
-  /** McpToolList fingerprint of the tools this session was last told about. */
-  toolsFingerprint: string;
   /** Requests and streams (the GET notification stream included) still open. */
   open: number;
   lastActive: number;
@@ -38,7 +37,7 @@ export class McpSessions {
     private readonly toolList: McpToolList,
   ) {}
 
-  async handle(request: IncomingMessage, response: ServerResponse, body: unknown, connection: McpConnection): Promise<void> {
+  async handle(request: IncomingMessage, response: ServerResponse, body: unknown, connection: McpRequestContext): Promise<void> {
     const sessionId = headerValue(request.headers['mcp-session-id']);
     if (sessionId !== undefined) {
       const session = this.sessions.get(sessionId);
@@ -63,9 +62,10 @@ export class McpSessions {
   /** Sends notifications/tools/list_changed to every session whose tools changed since it was last told. */
   announceToolChanges(): void {
     for (const session of this.sessions.values()) {
-      const fingerprint = this.toolList.fingerprint(session.connection.filter);
-      if (fingerprint === session.toolsFingerprint) continue;
-      session.toolsFingerprint = fingerprint;
+      const { filter, tools } = session.connection;
+      const fingerprint = this.toolList.fingerprint(filter, tools);
+      if (fingerprint === tools.announced) continue;
+      tools.announced = fingerprint;
       session.server.server
         .sendToolListChanged()
         .catch((error: Error) => this.logger.debug(`list_changed not delivered: ${error.message}`));
@@ -93,13 +93,16 @@ export class McpSessions {
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
   }
 
-  private async open(request: IncomingMessage, response: ServerResponse, body: unknown, connection: McpConnection): Promise<void> {
+  private async open(request: IncomingMessage, response: ServerResponse, body: unknown, context: McpRequestContext): Promise<void> {
     if (this.sessions.size >= MAX_SESSIONS) this.sweep(Date.now() + SESSION_IDLE_MS);
     if (this.sessions.size >= MAX_SESSIONS) {
       return sendJsonRpcError(response, 503, -32000, `Too many MCP sessions (${MAX_SESSIONS}); close unused ones (DELETE /mcp) and retry`);
     }
-    // The server keeps this object: the session id is filled in once the transport assigns it.
-    const sessionConnection: McpConnection = { ...connection };
+    // The server keeps this object: the session id is filled in once the transport assigns it. The
+    // exposure mode is fixed for the session's life (by the catalog's size when it opens, in mode auto).
+    const tools = new LoadedSkills(this.toolList.modeFor(context.filter));
+    const sessionConnection: McpConnection = { ...context, era: 'legacy', tools };
+    tools.announced = this.toolList.fingerprint(context.filter, tools);
     const server = this.factory.create(sessionConnection);
     const session: McpSession = {
       transport: new SessionTransport({
@@ -113,7 +116,6 @@ export class McpSessions {
       }),
       server,
       connection: sessionConnection,
-      toolsFingerprint: this.toolList.fingerprint(connection.filter),
       open: 0,
       lastActive: Date.now(),
     };

@@ -5,6 +5,8 @@ import { SearchModule } from '../search/search.module.js';
 import { SkillsModule } from '../skills/skills.module.js';
 import { ToolDefinitionsModule } from '../tool-definitions/tool-definitions.module.js';
 import { CallSkillTool } from '../executions/call-skill-tool.js';
+import { McpToolCalls } from './mcp-tool-calls.js';
+import { SkillLoadingTools } from './skill-loading-tools.js';
 import { DiscoveryTools } from '../search/discovery-tools.js';
 import { McpController } from './mcp.controller.js';
 import { McpEndpoint } from './mcp-endpoint.js';
@@ -17,6 +19,16 @@ import { McpTwinResources } from '../twin/mcp-twin-resources.js';
 @Module({
   imports: [ToolDefinitionsModule, SearchModule, SkillsModule, ExecutionsModule, McpSkillsModule],
   controllers: [McpController],
-  providers: [McpToolList, DiscoveryTools, CallSkillTool, McpServerFactory, McpSessions, McpEndpoint, McpTwinResources],
+  providers: [
+    McpToolList,
+    DiscoveryTools,
+    SkillLoadingTools,
+    McpToolCalls,
+    CallSkillTool,
+    McpServerFactory,
+    McpSessions,
+    McpEndpoint,
+    McpTwinResources,
+  ],
 })
 export class McpModule {}

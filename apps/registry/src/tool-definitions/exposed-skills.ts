@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { isExecutable } from '#contracts/index.js';
+import { isExecutable, taskSupportOf, type TaskSupport } from '#contracts/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 
@@ -27,7 +27,24 @@ export type ExposedSkill = SkillVersionRecord & {
   toolName: string | null;
   /** Multi-tool versions: the tools suggested next (seed 004's `next-tools`). */
   nextTools: { on_success: string[]; on_failure: string[] } | null;
+  /** MCP ToolAnnotations, camelCase, from definition.json or tools.yaml. */
+  annotations: ToolHints;
+  /** The tool's group in its skill (seed 004 "Tool Groups"); null when ungrouped. */
+  toolGroup: string | null;
+  /** seed 004's `defer-loading`. */
+  deferLoading: boolean;
+  /** MCP tasks: whether its calls may, must or must not be tasks (taskSupportOf). */
+  taskSupport: TaskSupport;
 };
+
+/** MCP ToolAnnotations as the registry fills them: every hint explicit, a title when one was declared. */
+export interface ToolHints {
+  title?: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
 
 const MAX_CACHED_FILTERS = 256;
 
@@ -94,7 +111,26 @@ function exposedOf(version: SkillVersionRecord): ExposedSkill[] {
   if (!isExecutable(version.status)) return [];
   if (version.format === 'typescript') {
     if (version.inputSchema === null || version.inputSchema.type !== 'object') return [];
-    return [{ ...version, inputSchema: version.inputSchema, skillName: version.name, toolName: null, nextTools: null }];
+    const { title, destructive, open_world, task_support } = version.exposure;
+    return [
+      {
+        ...version,
+        inputSchema: version.inputSchema,
+        skillName: version.name,
+        toolName: null,
+        nextTools: null,
+        annotations: {
+          ...(title !== undefined ? { title } : {}),
+          readOnlyHint: version.readOnly,
+          destructiveHint: destructive ?? false,
+          idempotentHint: version.idempotent,
+          openWorldHint: open_world ?? false,
+        },
+        toolGroup: null,
+        deferLoading: false,
+        taskSupport: taskSupportOf(task_support, version.timeoutSeconds),
+      },
+    ];
   }
   return version.tools
     .filter((tool) => tool.script !== null && tool.input_schema.type === 'object')
@@ -111,6 +147,16 @@ function exposedOf(version: SkillVersionRecord): ExposedSkill[] {
       skillName: version.name,
       toolName: tool.name,
       nextTools: tool.next_tools,
+      annotations: {
+        ...(typeof tool.annotations.title === 'string' ? { title: tool.annotations.title } : {}),
+        readOnlyHint: tool.read_only,
+        destructiveHint: tool.destructive,
+        idempotentHint: tool.idempotent,
+        openWorldHint: tool.annotations.openWorldHint === true,
+      },
+      toolGroup: tool.group ?? null,
+      deferLoading: tool.defer_loading ?? false,
+      taskSupport: taskSupportOf(tool.task_support, tool.timeout_seconds),
     }));
 }
 

@@ -21,6 +21,8 @@ export interface AnthropicTool {
 
 /** `_meta` key under which MCP tools carry the registry's facts about the skill. */
 const SKILL_META_KEY = 'skill-registry/skill';
+/** seed 004: a discovery-oriented declaration (`defer-loading`) or a stub rides this `_meta` key, never in `annotations`. */
+export const DEFERRED_HINT_META_KEY = 'dcc.deferred_hint';
 
 /**
  * What an agent reads about a skill: its description, and for a DEPRECATED version why, what to use
@@ -35,14 +37,20 @@ function agentDescription(version: SkillVersionRecord): string {
   return `${version.description} (${notice.join('; ')})`;
 }
 
-/** The MCP `Tool` (protocol 2025-06-18 and later): schemas as stored (JSON Schema 2020-12), hints from the definition. */
+/**
+ * The MCP `Tool` (protocol 2025-06-18 and later): schemas as stored (JSON Schema 2020-12), every hint from
+ * the definition (`annotations`, camelCase), task support (`execution.taskSupport`, 2025-11-25).
+ */
 export function toMcpTool(version: ExposedSkill): Tool {
   const tool: Tool = {
     name: version.name,
+    ...(version.annotations.title !== undefined ? { title: version.annotations.title } : {}),
     description: agentDescription(version),
     inputSchema: version.inputSchema as Tool['inputSchema'],
-    annotations: { readOnlyHint: version.readOnly, idempotentHint: version.idempotent },
+    annotations: { ...version.annotations },
+    execution: { taskSupport: version.taskSupport },
     _meta: {
+      ...(version.deferLoading ? { [DEFERRED_HINT_META_KEY]: true } : {}),
       [SKILL_META_KEY]: {
         ...(version.toolName ? { skill: version.skillName, tool: version.toolName } : {}),
         version: version.version,
@@ -52,6 +60,9 @@ export function toMcpTool(version: ExposedSkill): Tool {
         phase: version.phase,
         tags: version.tags,
         timeout_seconds: version.timeoutSeconds,
+        // 2026-07-28 has no execution.taskSupport (tasks are an extension there): the same fact for its clients.
+        task_support: version.taskSupport,
+        ...(version.toolGroup ? { group: version.toolGroup } : {}),
       },
     },
   };
