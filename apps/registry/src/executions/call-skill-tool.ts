@@ -118,7 +118,7 @@ export class CallSkillTool {
 }
 
 /** The branch of a call: its `_meta` names one, else the connection's; a non-string is refused like any bad branch name. */
-function branchOf(meta: Record<string, unknown> | undefined, connection: McpConnection): string | undefined {
+export function branchOf(meta: Record<string, unknown> | undefined, connection: McpConnection): string | undefined {
   const named = meta?.[BRANCH_META_KEY];
   if (named === undefined) return connection.branch;
   return typeof named === 'string' ? named : String(JSON.stringify(named));

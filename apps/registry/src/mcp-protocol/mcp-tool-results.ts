@@ -61,7 +61,11 @@ export function invalidArguments(tool: string, error: z.ZodError): CallToolResul
  * A skill call's result from its execution: the output as `structuredContent` (it was validated
  * against the output schema by the executor) and as JSON text; failures as `CODE: message`.
  */
-export function executionResult(execution: ExecutionRecord, version: ExposedSkill, waitedSeconds: number): CallToolResult {
+export function executionResult(
+  execution: ExecutionRecord,
+  version: Pick<ExposedSkill, 'nextTools' | 'outputSchema'>,
+  waitedSeconds: number,
+): CallToolResult {
   const next = version.nextTools ? (execution.status === 'SUCCEEDED' ? version.nextTools.on_success : version.nextTools.on_failure) : [];
   const facts = {
     id: execution.id,

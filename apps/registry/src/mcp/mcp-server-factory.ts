@@ -3,6 +3,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
 import { McpToolList } from './mcp-tool-list.js';
 import { McpToolCalls } from './mcp-tool-calls.js';
+import { McpTaskMethods } from '../mcp-tasks/mcp-task-methods.js';
 import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';
 import { McpPrompts } from '../mcp-skills/mcp-prompts.js';
@@ -33,19 +34,29 @@ export class McpServerFactory {
     private readonly skills: RegistrySkillSource,
     private readonly prompts: McpPrompts,
     private readonly twinResources: McpTwinResources,
+    private readonly taskMethods: McpTaskMethods,
   ) {}
 
   create(connection: McpConnection): McpServer {
     const mcp = new McpServer(MCP_SERVER_INFO, {
       // logging: the SDK answers logging/setLevel (per session) and filters what mcpReq.log sends by it.
-      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+        // Tasks: 2025-11-25's `tasks` on sessions, the io.modelcontextprotocol/tasks extension on 2026-07-28 requests.
+        ...this.taskMethods.capabilities(connection.era),
+      },
       instructions: INSTRUCTIONS,
     });
     mcp.server.setRequestHandler('tools/list', (request, context) =>
       this.toolList.page(connection.filter, this.toolCalls.loadedOf(connection, context), request.params?.cursor),
     );
     mcp.server.setRequestHandler('tools/call', (request, context) =>
-      this.toolCalls.call(request.params.name, request.params.arguments ?? {}, connection, context),
+      this.toolCalls.call(request.params.name, request.params.arguments ?? {}, connection, context, {
+        task: (request.params as { task?: unknown }).task,
+        server: mcp.server,
+      }),
     );
     mcp.server.setRequestHandler('prompts/list', (request) => this.prompts.list(connection.filter, request.params?.cursor));
     mcp.server.setRequestHandler('prompts/get', (request) => this.prompts.get(connection.filter, request.params.name));
@@ -56,6 +67,8 @@ export class McpServerFactory {
     }).attach(mcp);
     // Work products of the digital twin: twin://<branch>/<id>.
     this.twinResources.attach(mcp, connection);
+    // tasks/get, tasks/result, tasks/list, tasks/cancel, tasks/update.
+    this.taskMethods.attach(mcp, connection);
     return mcp;
   }
 }

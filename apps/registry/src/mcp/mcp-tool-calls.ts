@@ -4,9 +4,11 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
+  type McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { CallSkillTool } from '../executions/call-skill-tool.js';
+import { CallSkillTool, branchOf } from '../executions/call-skill-tool.js';
+import { McpTaskMethods } from '../mcp-tasks/mcp-task-methods.js';
 import { DISCOVERY_TOOL_NAMES, DiscoveryTools } from '../search/discovery-tools.js';
 import { LoadedSkills, TOOLSET_META_KEY } from '../mcp-protocol/loaded-skills.js';
 import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
@@ -29,6 +31,7 @@ export class McpToolCalls {
     private readonly discovery: DiscoveryTools,
     private readonly loading: SkillLoadingTools,
     private readonly callSkill: CallSkillTool,
+    private readonly taskMethods: McpTaskMethods,
   ) {}
 
   /** What `connection` has loaded for this request: a session's own state, or what a 2026-07-28 request's `_meta` carries. */
@@ -38,7 +41,13 @@ export class McpToolCalls {
     return LoadedSkills.fromToken(connection.tools.mode, meta?.[TOOLSET_META_KEY]);
   }
 
-  async call(name: string, args: Record<string, unknown>, connection: McpConnection, context: ServerContext): Promise<CallToolResult> {
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    connection: McpConnection,
+    context: ServerContext,
+    request: { task?: unknown; server: McpServer['server'] },
+  ): Promise<CallToolResult> {
     if (DISCOVERY_TOOL_NAMES.has(name)) {
       try {
         return this.discovery.call(name, args, connection);
@@ -57,6 +66,16 @@ export class McpToolCalls {
     const skill = this.toolList.findSkill(name, connection.filter);
     // The spec's answer to a tool that is not one of this connection's (JSON-RPC -32602).
     if (!skill) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const meta = context.mcpReq._meta as Record<string, unknown> | undefined;
+    const task = this.taskMethods.taskRequested(connection, skill, request.task, context);
+    if (task) {
+      return this.taskMethods.callAsTask(skill, args, connection, {
+        ttlMs: task.ttlMs,
+        meta,
+        branch: branchOf(meta, connection),
+        server: request.server,
+      });
+    }
     const progressToken = context.mcpReq._meta?.progressToken;
     const reportProgress =
       progressToken === undefined
@@ -64,7 +83,6 @@ export class McpToolCalls {
         : (progress: number, message: string) =>
             context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } });
     const log = wantsLogs(context) ? context.mcpReq.log : undefined;
-    const meta = context.mcpReq._meta as Record<string, unknown> | undefined;
     return this.callSkill.call(skill, args, connection, { signal: context.mcpReq.signal, reportProgress, log, meta });
   }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ExecutionsModule } from '../executions/executions.module.js';
 import { McpSkillsModule } from '../mcp-skills/mcp-skills.module.js';
+import { McpTasksModule } from '../mcp-tasks/mcp-tasks.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { SkillsModule } from '../skills/skills.module.js';
 import { ToolDefinitionsModule } from '../tool-definitions/tool-definitions.module.js';
@@ -17,7 +18,7 @@ import { McpTwinResources } from '../twin/mcp-twin-resources.js';
 
 /** The registry as an MCP server: skills as tools over Streamable HTTP at /mcp, on the same use-cases as REST. */
 @Module({
-  imports: [ToolDefinitionsModule, SearchModule, SkillsModule, ExecutionsModule, McpSkillsModule],
+  imports: [ToolDefinitionsModule, SearchModule, SkillsModule, ExecutionsModule, McpSkillsModule, McpTasksModule],
   controllers: [McpController],
   providers: [
     McpToolList,

@@ -108,7 +108,15 @@ export class ExposedSkills {
  * refuses anything else for inputs, so this only guards against a hand-edited row).
  */
 function exposedOf(version: SkillVersionRecord): ExposedSkill[] {
-  if (!isExecutable(version.status)) return [];
+  return isExecutable(version.status) ? toolsOf(version) : [];
+}
+
+/** The tool `tool` (null: a TypeScript skill's handler) of `version` as exposed, whatever the version's status now. */
+export function exposedToolOf(version: SkillVersionRecord, tool: string | null): ExposedSkill | null {
+  return toolsOf(version).find((candidate) => candidate.toolName === tool) ?? null;
+}
+
+function toolsOf(version: SkillVersionRecord): ExposedSkill[] {
   if (version.format === 'typescript') {
     if (version.inputSchema === null || version.inputSchema.type !== 'object') return [];
     const { title, destructive, open_world, task_support } = version.exposure;

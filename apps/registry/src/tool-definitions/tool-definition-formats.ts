@@ -88,6 +88,8 @@ export function toAnthropicTool(version: ExposedSkill): AnthropicTool {
   return { name: version.name, description: agentDescription(version), input_schema: version.inputSchema };
 }
 
-export function hasObjectOutput(version: SkillVersionRecord): version is SkillVersionRecord & { outputSchema: Record<string, unknown> } {
+export function hasObjectOutput<V extends Pick<SkillVersionRecord, 'outputSchema'>>(
+  version: V,
+): version is V & { outputSchema: Record<string, unknown> } {
   return version.outputSchema !== null && version.outputSchema.type === 'object';
 }
