@@ -100,10 +100,17 @@ describe('the registry as an MCP server (official MCP SDK client over Streamable
         expect(tool.inputSchema).toEqual(rest.input_schema);
         expect(tool.outputSchema).toEqual(rest.output_schema);
         expect(tool.inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
-        expect(tool.annotations).toEqual({ readOnlyHint: rest.read_only, idempotentHint: rest.idempotent });
+        expect(tool.annotations).toEqual({
+          readOnlyHint: rest.read_only,
+          destructiveHint: false,
+          idempotentHint: rest.idempotent,
+          openWorldHint: false,
+        });
+        // Every test skill has a timeout of 30 s or less: its calls are not tasks (the default rule).
+        expect(tool.execution).toEqual({ taskSupport: 'forbidden' });
       }
-      expect(byName(tools, 'firmware_echo').annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
-      expect(byName(tools, 'firmware_phase2_echo').annotations).toEqual({ readOnlyHint: false, idempotentHint: false });
+      expect(byName(tools, 'firmware_echo').annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+      expect(byName(tools, 'firmware_phase2_echo').annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
       for (const name of DISCOVERY) {
         const tool = byName(tools, name);
         expect(tool.inputSchema.type).toBe('object');

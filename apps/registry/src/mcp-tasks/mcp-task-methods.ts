@@ -24,7 +24,6 @@ const MODEL_IMMEDIATE_RESPONSE_META_KEY = 'io.modelcontextprotocol/model-immedia
 
 const taskId = z.string().min(1).max(200);
 const taskParams = z.looseObject({ taskId });
-const updateParams = z.looseObject({ taskId, inputResponses: z.record(z.string(), z.unknown()) });
 const listParams = z.looseObject({ cursor: z.string().max(1000).optional() });
 /** 2025-11-25 `params.task` of a tools/call. */
 const taskRequest = z.looseObject({ ttl: z.number().int().min(0).optional() });
@@ -81,7 +80,8 @@ export class McpTaskMethods {
       const { rows, nextCursor } = await this.tasks.list(owner(), params.cursor);
       return { tasks: rows.map((row) => legacyTask(taskStateOf(row, era))), ...(nextCursor ? { nextCursor } : {}) };
     });
-    mcp.server.setRequestHandler('tasks/update', { params: updateParams }, async (params, context) => {
+    // The SDK lifts `inputResponses` out of the params of every 2026-07-28 request (into mcpReq.inputResponses).
+    mcp.server.setRequestHandler('tasks/update', { params: taskParams }, async (params, context) => {
       if (era !== 'modern') throw methodNotFound('tasks/update');
       this.requireExtension(era, context);
       // No task of this registry asks for input: every response is for a key not outstanding, which the spec says to ignore.

@@ -39,7 +39,7 @@ export class McpTaskStore {
   async create(task: { taskId: string; owner: string; ttlMs: number; pollIntervalMs: number }): Promise<TaskRow> {
     await this.pool.query(
       `INSERT INTO mcp_tasks (task_id, owner, ttl_ms, poll_interval_ms, created_at, expires_at)
-       VALUES ($1::uuid, $2, $3, $4, now(), now() + $3 * interval '1 millisecond')`,
+       VALUES ($1::uuid, $2, $3::int, $4::int, now(), now() + $3::int * interval '1 millisecond')`,
       [task.taskId, task.owner, task.ttlMs, task.pollIntervalMs],
     );
     return (await this.find(task.taskId, task.owner)) as TaskRow;
@@ -88,7 +88,7 @@ export class McpTaskStore {
     for (;;) {
       const { rowCount } = await this.pool.query(
         `DELETE FROM mcp_tasks WHERE task_id IN (
-           SELECT task_id FROM mcp_tasks WHERE expires_at < now() - $1 * interval '1 millisecond' LIMIT ${SWEEP_BATCH})`,
+           SELECT task_id FROM mcp_tasks WHERE expires_at < now() - $1::int * interval '1 millisecond' LIMIT ${SWEEP_BATCH})`,
         [graceMs],
       );
       removed += rowCount ?? 0;
