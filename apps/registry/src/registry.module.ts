@@ -16,6 +16,7 @@ import { McpModule } from './mcp/mcp.module.js';
 import { SearchModule } from './search/search.module.js';
 import { SkillsModule } from './skills/skills.module.js';
 import { AdapterToolsModule } from './adapter-tools/adapter-tools.module.js';
+import { AgentsModule } from './agents/agents.module.js';
 import { ToolDefinitionsModule } from './tool-definitions/tool-definitions.module.js';
 import { TwinModule } from './twin/twin.module.js';
 import { VersionsModule } from './versions/versions.module.js';
@@ -50,6 +51,7 @@ export class RegistryModule {
         ToolDefinitionsModule,
         TwinModule,
         McpModule,
+        AgentsModule,
       ],
       controllers: config.BENCH_BASELINE_ROUTE ? [BaselineController] : [],
     };

@@ -115,6 +115,13 @@ export class PackageNotFound extends DomainError {
   }
 }
 
+export class AgentNotFound extends DomainError {
+  readonly code = 'AGENT_NOT_FOUND';
+  constructor(agent: string, agents: string[]) {
+    super(`No agent '${agent}' owns an ACTIVE skill here; agents: ${agents.join(', ') || 'none'}`, { agent, agents });
+  }
+}
+
 export class NotAPackage extends DomainError {
   readonly code = 'NOT_A_PACKAGE';
   constructor(requested: string) {

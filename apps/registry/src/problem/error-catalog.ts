@@ -5,6 +5,7 @@ import { ArchiveRejected, PackageTooLarge } from '#package-store/index.js';
 import { TwinFailure } from '#twin/index.js';
 import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import {
+  AgentNotFound,
   ConcurrentModification,
   DatabaseUnavailable,
   DependentsExist,
@@ -60,6 +61,11 @@ export const ERROR_CATALOG = {
     http: 404,
     grpc: GrpcStatus.NOT_FOUND,
     sample: () => new SkillNotFound('compare_results', '9.9.9', ['0.1.0 (ACTIVE)']),
+  },
+  AGENT_NOT_FOUND: {
+    http: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    sample: () => new AgentNotFound('thermal', ['electronics', 'firmware', 'mechanical', 'simulation']),
   },
   PACKAGE_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, sample: () => new PackageNotFound('simulation/nothing_here') },
   INVALID_TRANSITION: {

@@ -8,11 +8,21 @@ const mcpToolView = apiComponent(
   'McpTool',
   z.object({
     name: z.string(),
+    title: z.string().optional(),
     description: z.string(),
     inputSchema: jsonSchemaDocument,
     outputSchema: jsonSchemaDocument.optional(),
-    annotations: z.object({ readOnlyHint: z.boolean(), idempotentHint: z.boolean() }),
-    _meta: jsonObject.describe('`skill-registry/skill`: version, status, domain, agent, phase, tags, timeout_seconds'),
+    annotations: z.object({
+      title: z.string().optional(),
+      readOnlyHint: z.boolean(),
+      destructiveHint: z.boolean(),
+      idempotentHint: z.boolean(),
+      openWorldHint: z.boolean(),
+    }),
+    execution: z.object({ taskSupport: z.enum(['forbidden', 'optional', 'required']) }).describe('MCP tasks (2025-11-25)'),
+    _meta: jsonObject.describe(
+      '`skill-registry/skill`: version, status, domain, agent, phase, tags, timeout_seconds, task_support, group; `dcc.deferred_hint` for a defer-loading tool',
+    ),
   }),
   'An MCP `Tool`, as tools/list on /mcp shows it',
 );
