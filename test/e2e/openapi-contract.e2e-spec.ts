@@ -379,6 +379,17 @@ describe('OpenAPI contract', () => {
     });
     expect(deprecated.body.items[0].deprecation.successor).toBe('echo_text');
     expect(deprecated.headers.get('deprecation')).toMatch(/^@\d+$/);
+    // A2A agent cards, now that echo_text (agent demo) is ACTIVE.
+    const registryCard = await send('GET', '/.well-known/agent-card.json');
+    expect(registryCard.body.skills.map((skill: Json) => skill.id)).toEqual(['agent:demo']);
+    expect(
+      (await send('GET', '/.well-known/agent-card.json', { headers: { 'if-none-match': registryCard.headers.get('etag')! } })).status,
+    ).toBe(304);
+    const agentCard = await send('GET', '/v1/agents/{agent}/card', { params: { agent: 'demo' } });
+    expect(agentCard.body.skills.map((skill: Json) => skill.id)).toEqual(['echo_text']);
+    const current = { 'if-none-match': agentCard.headers.get('etag')! };
+    expect((await send('GET', '/v1/agents/{agent}/card', { params: { agent: 'demo' }, headers: current })).status).toBe(304);
+    expect((await send('GET', '/v1/agents/{agent}/card', { params: { agent: 'nobody' } })).body.code).toBe('AGENT_NOT_FOUND');
   });
 
   it('executions: 200 and 202, the event stream, listing, cancellation, twin access and usage', async () => {
