@@ -246,7 +246,9 @@ describe('GET /v1/tool-definitions', () => {
     }
     expect(body.tools.find((tool: any) => tool.name === 'firmware_strict').annotations).toEqual({
       readOnlyHint: true,
+      destructiveHint: false,
       idempotentHint: true,
+      openWorldHint: false,
     });
 
     const client = new Client({ name: 'tool-definitions-e2e', version: '1.0.0' });
