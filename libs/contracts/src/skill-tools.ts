@@ -32,8 +32,7 @@ export interface StoredScriptTool {
 }
 
 /** MCP `execution.taskSupport` of a tool: whether a call may (optional), must (required) or must not (forbidden) be a task. */
-export const TASK_SUPPORT_VALUES = ['forbidden', 'optional', 'required'] as const;
-export type TaskSupport = (typeof TASK_SUPPORT_VALUES)[number];
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** Above this timeout a tool's calls may be tasks unless it says otherwise (issue 26 §2). */
 const TASK_OPTIONAL_ABOVE_SECONDS = 30;

@@ -19,7 +19,7 @@ import { McpTasks } from './mcp-tasks.js';
 import { isTerminalTask, legacyTask, modernTask, taskStateOf, type TaskEra } from './task-shapes.js';
 
 /** The 2026-07-28 tasks extension (SEP-2663). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const MODEL_IMMEDIATE_RESPONSE_META_KEY = 'io.modelcontextprotocol/model-immediate-response';
 
 const taskId = z.string().min(1).max(200);

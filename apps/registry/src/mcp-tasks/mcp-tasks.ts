@@ -14,7 +14,7 @@ import { McpTaskStore, type TaskRow } from './mcp-task-store.js';
 import { pollIntervalFor } from './task-shapes.js';
 
 /** Unfinished tasks one identity may hold; the spec asks receivers to bound them (2025-11-25 Tasks › Resource Management). */
-export const MAX_UNFINISHED_TASKS = 100;
+const MAX_UNFINISHED_TASKS = 100;
 /** A 2025-11-25 client may ask for a shorter time to live, not below this. */
 const MIN_TTL_MS = 1000;
 /** Expired tasks answer "Task has expired" this long before the sweep deletes them (then: not found). */
@@ -22,7 +22,7 @@ const EXPIRED_KEPT_MS = 60 * 60 * 1000;
 /** tasks/result waits in slices this long, re-reading the row between them (a cancelled task ends the wait). */
 const RESULT_WAIT_SLICE_SECONDS = 30;
 /** `_meta` key tying a result to its task (2025-11-25 Tasks › Related Task Metadata). */
-export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 
 export interface StartTask {
   skill: ExposedSkill;

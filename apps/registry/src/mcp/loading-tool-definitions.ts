@@ -32,7 +32,7 @@ export const LIST_SKILLS = 'list_skills';
 export const LOAD_SKILL = 'load_skill';
 export const UNLOAD_SKILL = 'unload_skill';
 export const ACTIVATE_TOOL_GROUP = 'activate_tool_group';
-export const DEACTIVATE_TOOL_GROUP = 'deactivate_tool_group';
+const DEACTIVATE_TOOL_GROUP = 'deactivate_tool_group';
 
 function inputSchema(schema: z.ZodType): Tool['inputSchema'] {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;

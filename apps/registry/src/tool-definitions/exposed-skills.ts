@@ -38,7 +38,7 @@ export type ExposedSkill = SkillVersionRecord & {
 };
 
 /** MCP ToolAnnotations as the registry fills them: every hint explicit, a title when one was declared. */
-export interface ToolHints {
+interface ToolHints {
   title?: string;
   readOnlyHint: boolean;
   destructiveHint: boolean;
