@@ -1,7 +1,7 @@
 import type { SkillHandlerClass } from '@skill-registry/sdk';
 import { createJiti, type Jiti, type JitiOptions, type ModuleCache } from 'jiti';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire, SourceMap } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -124,6 +124,16 @@ function precompiledName(source: string, ts: boolean | undefined): string {
   return `${createHash('sha256').update(source).digest('hex').slice(0, 40)}.${ts ? 'ts' : 'js'}.cjs`;
 }
 
+/**
+ * Writes a precompiled module whole or not at all (a temporary name, then a rename): a sandbox may be loading
+ * the same module for another package at this moment, and must never read it half-written.
+ */
+function writeAtomically(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
+}
+
 /** Positions in a module precompiled into `dir` (with its map beside it); others, Babel's, are the file's own. */
 function precompiledPositionMapper(dir: string): PositionMapper {
   return (file, line, column) => {
@@ -159,7 +169,7 @@ function precompiledTransform(dir: string, compile: JitiTransform): JitiTransfor
 function recordingTransform(dir: string, compile: JitiTransform): JitiTransform {
   return (options) => {
     const result = compile(options);
-    if (!result.error) writeFileSync(join(dir, precompiledName(options.source, options.ts)), result.code);
+    if (!result.error) writeAtomically(join(dir, precompiledName(options.source, options.ts)), result.code);
     return result;
   };
 }
@@ -235,6 +245,11 @@ export class PackageModuleRuntime {
       const ts = /\.[cm]?tsx?$/.test(file.path);
       const filename = join(packageDir, file.path);
       const name = precompiledName(source, ts);
+      // Named by its source: a file already there is this one (another package shares the source), and may be read right now.
+      if (existsSync(join(dir, name))) {
+        written++;
+        continue;
+      }
       if (this.swc) {
         // With its source map beside it, so that a sandbox reports positions in the package's own file.
         let out: { code: string; map?: string };
@@ -243,14 +258,14 @@ export class PackageModuleRuntime {
         } catch {
           continue; // the sandbox compiles it itself and reports the error with its position
         }
-        writeFileSync(join(dir, name), out.code);
-        if (out.map) writeFileSync(join(dir, `${name}.map`), out.map);
+        if (out.map) writeAtomically(join(dir, `${name}.map`), out.map);
+        writeAtomically(join(dir, name), out.code);
         written++;
         continue;
       }
       const result = this.compile({ source, filename, ts });
       if (result.error) continue;
-      writeFileSync(join(dir, name), result.code);
+      writeAtomically(join(dir, name), result.code);
       written++;
     }
     return written;
