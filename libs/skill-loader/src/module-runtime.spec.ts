@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PackageModuleRuntime } from './module-runtime.js';
@@ -23,6 +23,24 @@ describe('PackageModuleRuntime', () => {
       const exports = runtime.openScope()(probe);
       expect(exports.sameCopy).toBe(true);
       expect((exports.seeded as { writes: unknown[] }).writes).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('precompiles a source once per directory: a module another package shares is never rewritten while it may be loaded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'precompiled-'));
+    try {
+      const runtime = new PackageModuleRuntime({ transpiler: 'swc' });
+      const schema = { path: 'schema.ts', bytes: Buffer.from('export const A: number = 1;\n') };
+      expect(runtime.precompilePackage([schema], '/pkg/one', dir)).toBe(1);
+      const [compiled] = (await readdir(dir)).filter((name) => name.endsWith('.cjs'));
+      const first = await stat(join(dir, compiled as string));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(runtime.precompilePackage([schema], '/pkg/two', dir)).toBe(1);
+      const second = await stat(join(dir, compiled as string));
+      expect(second.mtimeMs).toBe(first.mtimeMs);
+      expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
