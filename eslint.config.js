@@ -94,6 +94,7 @@ export default tseslint.config(
       '**/*.spec.ts',
       'libs/executions/src/queue/**',
       'libs/executions/src/execution-connections.ts',
+      'libs/executions/src/redis-connection.ts',
       'libs/executions/src/execution-events.ts',
       'libs/executions/src/platform-events.ts',
       'libs/hooks/src/rate-counter.ts',
