@@ -3,7 +3,8 @@
 // replicas), PgBouncer in transaction mode in front of the machine's Postgres, and HAProxy with the
 // shipped deploy/haproxy.cfg. Nothing here touches the machine's Redis (6379) or restarts its Postgres.
 import { execFile, spawn } from 'node:child_process';
-import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -12,10 +13,9 @@ import { sleep, waitFor } from '../support/harness.mjs';
 
 const run = promisify(execFile);
 
-/** A child process that stays in the drill's process group of children, with its output in `logFile`. */
-function daemon(command, args, { logFile, asUser } = {}) {
-  const [cmd, argv] = asUser && process.getuid?.() === 0 ? ['runuser', ['-u', asUser, '--', command, ...args]] : [command, args];
-  const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+/** A child process in the foreground (not daemonised: the drill owns it), with its output in `logFile`. */
+function daemon(command, args, { logFile } = {}) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (logFile) {
     const append = (chunk) => writeFileSync(logFile, chunk, { flag: 'a' });
     child.stdout.on('data', append);
@@ -70,8 +70,17 @@ async function clusterNodes(port) {
  * list), failover(): fails one master over to its replica (CLUSTER FAILOVER) then kill -9s the old master,
  * resolving with { oldMaster, newMaster, ms }, state(), stop() }.
  */
-export async function startRedisCluster(dir, { masters = 3, nodeTimeoutMs = 2000 } = {}) {
+export async function startRedisCluster(dir, options = {}) {
   const nodes = [];
+  try {
+    return await createCluster(dir, nodes, options);
+  } catch (error) {
+    await Promise.all(nodes.map((node) => node.kill9()));
+    throw error;
+  }
+}
+
+async function createCluster(dir, nodes, { masters = 3, nodeTimeoutMs = 2000 }) {
   for (let i = 0; i < masters * 2; i++) {
     const port = await freePort();
     const busPort = await freePort();
@@ -90,15 +99,19 @@ export async function startRedisCluster(dir, { masters = 3, nodeTimeoutMs = 2000
     };
     node.kill9 = () => terminate(node.child, 'SIGKILL');
     node.alive = () => node.child !== null && !exited(node.child);
-    await node.start();
     nodes.push(node);
+    await node.start();
   }
   const seeds = nodes.map((n) => `127.0.0.1:${n.port}`);
   await run('redis-cli', ['--cluster', 'create', ...seeds, '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
-  const ok = await waitFor(async () => {
-    for (const node of nodes) if (!(await redisCli(node.port, 'cluster', 'info')).includes('cluster_state:ok')) return false;
-    return true;
-  }, 30_000, 200);
+  const ok = await waitFor(
+    async () => {
+      for (const node of nodes) if (!(await redisCli(node.port, 'cluster', 'info')).includes('cluster_state:ok')) return false;
+      return true;
+    },
+    30_000,
+    200,
+  );
   if (!ok) throw new Error('the Redis Cluster did not reach cluster_state:ok');
 
   const cluster = {
@@ -122,11 +135,21 @@ export async function startRedisCluster(dir, { masters = 3, nodeTimeoutMs = 2000
       const promoted = await waitFor(async () => (await redisCli(replica.port, 'role')).startsWith('master'), 15_000, 100);
       if (!promoted) throw new Error(`replica ${replica.port} was not promoted`);
       await nodes.find((n) => n.port === master.port).kill9();
-      const healthy = await waitFor(async () => {
-        for (const node of nodes.filter((n) => n.alive()))
-          if (!(await redisCli(node.port, 'cluster', 'info')).includes('cluster_state:ok')) return false;
-        return true;
-      }, 30_000, 100);
+      // Over once every live node holds the promoted replica as the slots' master and the old one as failed.
+      const healthy = await waitFor(
+        async () => {
+          for (const node of nodes.filter((n) => n.alive())) {
+            if (!(await redisCli(node.port, 'cluster', 'info')).includes('cluster_state:ok')) return false;
+            const seen = await clusterNodes(node.port);
+            const promotedSeen = seen.find((n) => n.port === replica.port);
+            const oldSeen = seen.find((n) => n.port === master.port);
+            if (promotedSeen?.role !== 'master' || promotedSeen.slots.length === 0 || !oldSeen?.failed) return false;
+          }
+          return true;
+        },
+        30_000,
+        100,
+      );
       return { oldMaster: master.port, newMaster: replica.port, healthy: Boolean(healthy), ms: Date.now() - started };
     },
     async stop() {
@@ -142,8 +165,8 @@ export async function startRedisCluster(dir, { masters = 3, nodeTimeoutMs = 2000
  * refuses root). Returns { port, url, restart(), stop() }.
  */
 export async function startPgBouncer(dir, { postgresUrl, database, poolSize = 20 }) {
-  const home = path.join(dir, 'pgbouncer');
-  mkdirSync(home, { recursive: true });
+  // Its own folder straight under the temp dir: the postgres user must reach it (the drill's folder is root's, 0700).
+  const home = mkdtempSync(path.join(os.tmpdir(), 'drill-pgbouncer-'));
   const server = new URL(postgresUrl);
   const port = await freePort();
   const user = decodeURIComponent(server.username || 'postgres');
@@ -175,22 +198,32 @@ export async function startPgBouncer(dir, { postgresUrl, database, poolSize = 20
     chownSync(home, uid, gid);
   }
   const logFile = path.join(dir, 'pgbouncer.log');
+  const stopped = async () => {
+    await terminate(bouncer.child, 'SIGTERM');
+    rmSync(home, { recursive: true, force: true });
+  };
   const bouncer = {
     port,
     url: `postgresql://${user}@127.0.0.1:${port}/${database}`,
     child: null,
     async start() {
-      bouncer.child = daemon('pgbouncer', [path.join(home, 'pgbouncer.ini')], { logFile, asUser: 'postgres' });
-      const up = await waitFor(async () => {
-        if (exited(bouncer.child)) throw new Error(`pgbouncer exited (log: ${logFile})`);
-        const client = new pg.Client({ connectionString: bouncer.url, connectionTimeoutMillis: 2000 });
-        try {
-          await client.connect();
-          return (await client.query('SELECT 1 AS one')).rows[0].one === 1;
-        } finally {
-          await client.end().catch(() => undefined);
-        }
-      }, 15_000, 100);
+      // PgBouncer refuses to run as root: -u drops to the postgres user (no runuser in between, so signals reach it).
+      const user = process.getuid?.() === 0 ? ['-u', 'postgres'] : [];
+      bouncer.child = daemon('pgbouncer', [...user, path.join(home, 'pgbouncer.ini')], { logFile });
+      const up = await waitFor(
+        async () => {
+          if (exited(bouncer.child)) throw new Error(`pgbouncer exited (log: ${logFile})`);
+          const client = new pg.Client({ connectionString: bouncer.url, connectionTimeoutMillis: 2000 });
+          try {
+            await client.connect();
+            return (await client.query('SELECT 1 AS one')).rows[0].one === 1;
+          } finally {
+            await client.end().catch(() => undefined);
+          }
+        },
+        15_000,
+        100,
+      );
       if (!up) throw new Error(`pgbouncer did not answer on port ${port} (log: ${logFile})`);
     },
     /** SIGTERM (PgBouncer's immediate shutdown: every client connection is cut), then started again. */
@@ -201,9 +234,12 @@ export async function startPgBouncer(dir, { postgresUrl, database, poolSize = 20
       await bouncer.start();
       return { downMs: Date.now() - downAt, ms: Date.now() - started };
     },
-    stop: () => terminate(bouncer.child, 'SIGTERM'),
+    stop: stopped,
   };
-  await bouncer.start();
+  await bouncer.start().catch(async (error) => {
+    await stopped();
+    throw error;
+  });
   return bouncer;
 }
 
@@ -230,10 +266,14 @@ export async function startHaproxy(dir, { registries }) {
   const child = spawn('haproxy', ['-db', '-f', config], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (chunk) => writeFileSync(logFile, chunk, { flag: 'a' }));
   child.stderr.on('data', (chunk) => writeFileSync(logFile, chunk, { flag: 'a' }));
-  const up = await waitFor(async () => {
-    if (exited(child)) throw new Error(`haproxy exited (log: ${logFile})`);
-    return (await fetch(`http://127.0.0.1:${http}/readyz`)).status === 200;
-  }, 20_000, 100);
+  const up = await waitFor(
+    async () => {
+      if (exited(child)) throw new Error(`haproxy exited (log: ${logFile})`);
+      return (await fetch(`http://127.0.0.1:${http}/readyz`)).status === 200;
+    },
+    20_000,
+    100,
+  );
   if (!up) throw new Error(`haproxy did not answer on port ${http} (log: ${logFile})`);
   return {
     http: `http://127.0.0.1:${http}`,
