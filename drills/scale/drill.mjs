@@ -1,3 +1,4 @@
+/* global AbortSignal */
 // The multi-node drill's body (drills/scale/main.mjs runs it in full, test/drills/scale.e2e-spec.ts
 // shortly): a Redis Cluster, PgBouncer, HAProxy, 2 registries, several executors and the tool adapters,
 // all real processes on loopback; catalog changes measured across the replicas; load over REST, gRPC and
@@ -25,7 +26,8 @@ import {
 import { startHaproxy, startPgBouncer, startRedisCluster } from './infrastructure.mjs';
 import { startLoad } from './load.mjs';
 
-const ADAPTERS = ['spice', 'calculix', 'gmsh', 'kicad'];
+/** Every tool adapter: the full drill runs them all beside the executors. */
+export const ADAPTERS = ['spice', 'calculix', 'gmsh', 'kicad'];
 const PUBLISHED = 'drill_published';
 
 /** The tool adapters (built), each on a free port; resolves once each answers /healthz. */
@@ -108,7 +110,7 @@ async function publishedArchive(root) {
 
 /**
  * options: { loadSeconds, rate, handlerMs, executors, adapters (names), faults: ['registry', 'executor', 'redis', 'pgbouncer'],
- * settleSeconds, mcpClients }.
+ * settleSeconds, mcpClients, visibilityBoundMs (default 1000) }.
  */
 export async function runScaleDrill(ctx, options) {
   const tmp = await ctx.tempDir('scale');
@@ -294,7 +296,7 @@ export async function runScaleDrill(ctx, options) {
   // Judging the answers: an error is fine only as a proper unavailability answer, or as a request cut
   // in flight by a replica's kill -9 (no answer can come from a process that is gone).
   const registryKills = faults.filter((f) => f.kind === 'registry');
-  const cutByKill = (r) => !r.answered && registryKills.some((f) => r.sentAt <= f.at + 1000 && r.sentAt + r.ms >= f.at);
+  const cutByKill = (r) => !r.answered && !r.timedOut && registryKills.some((f) => r.sentAt <= f.at + 1000 && r.sentAt + r.ms >= f.at);
   const errors = records.filter((r) => !r.ok);
   const improper = errors.filter((r) => !r.proper && !cutByKill(r));
   const windowOf = (i) => ({ from: faults[i].at, to: faults[i + 1]?.at ?? loadStart + loadMs });
@@ -325,8 +327,10 @@ export async function runScaleDrill(ctx, options) {
       latencies: [],
     };
     row.answers++;
-    if (r.ok) (row.ok++, row.latencies.push(r.ms));
-    else if (r.proper) row['proper errors']++;
+    if (r.ok) {
+      row.ok++;
+      row.latencies.push(r.ms);
+    } else if (r.proper) row['proper errors']++;
     else if (cutByKill(r)) row['cut in flight']++;
     else row.improper++;
     byTransport.set(r.transport, row);
@@ -340,7 +344,7 @@ export async function runScaleDrill(ctx, options) {
   printTable(Object.entries(visibility).map(([change, ms]) => ({ change, 'seen after': ms === null ? '> 10 s' : `${ms} ms` })));
   console.log('\n-- faults');
   for (const fault of faults) console.log(`${fault.kind}: ${fault.label}`);
-  printTable(faultRows.map(({ recoveryMs, ...row }) => row));
+  printTable(faultRows.map(({ recoveryMs: _recoveryMs, ...row }) => row));
   console.log('\n-- answers by transport');
   printTable(
     [...byTransport.values()].map(({ latencies, ...row }) => {
@@ -385,7 +389,8 @@ export async function runScaleDrill(ctx, options) {
   ctx.figure('mcp_reinitialized', mcpReinitialized);
 
   const slowest = Math.max(...Object.values(visibility).map((ms) => ms ?? Infinity));
-  ctx.check('catalog changes visible on the other replica within 1 s', slowest <= 1000, `slowest ${slowest} ms`);
+  const boundMs = options.visibilityBoundMs ?? 1000;
+  ctx.check(`catalog changes visible on the other replica within ${boundMs / 1000} s`, slowest <= boundMs, `slowest ${slowest} ms`);
   ctx.check('0 accepted executions lost', notTerminal.length === 0, `${notTerminal.length} of ${accepted.size} not terminal`);
   ctx.check('0 non-idempotent handlers run twice', twice === 0, `${twice}`);
   ctx.check('0 stuck after the load', stuck.length === 0, `${stuck.length} QUEUED/RUNNING`);

@@ -1,3 +1,4 @@
+/* global AbortSignal */
 // The load of the multi-node drill, through the load balancer only: REST (executions with and without
 // ?wait, reads, SSE streams followed to their end), gRPC (ExecuteSkill, GetSkill) and MCP (2025-era
 // session clients that initialize again when their session is gone, and a 2026-07-28 client). Every
@@ -232,7 +233,7 @@ function mcpLoad(state, baseUrl, protocol, handlerMs, pauseMs) {
           if (stats.sessions++ > 0) stats.reinitialized++;
         }
         const marker = state.nextMarker();
-        const result = await client.callTool({ name: ONCE, arguments: { marker, ms: handlerMs } }, undefined, { timeout: 30_000 });
+        const result = await client.callTool({ name: ONCE, arguments: { marker, ms: handlerMs } }, { timeout: 30_000 });
         failures = 0;
         stats.calls++;
         const facts = result._meta?.['skill-registry/execution'];
@@ -262,6 +263,8 @@ function mcpLoad(state, baseUrl, protocol, handlerMs, pauseMs) {
           ok: false,
           proper: jsonRpc,
           answered: jsonRpc,
+          // No answer within the request's time limit: never a cut (that ends at once), always a failure.
+          timedOut: error?.code === 'REQUEST_TIMEOUT',
           label: `${status ?? error?.code ?? ''} ${String(error?.message).slice(0, 100)}`.trim(),
         });
         // As an MCP client must: a session the server no longer knows (404) is opened again; a request cut

@@ -9,7 +9,7 @@
 //   npm run drill:scale [-- --load-seconds 120 --rate 12 --executors 3]
 import { runDrill } from '../support/harness.mjs';
 import { ensureScalePrograms } from './programs.mjs';
-import { runScaleDrill } from './drill.mjs';
+import { ADAPTERS, runScaleDrill } from './drill.mjs';
 
 const args = {
   'load-seconds': { type: 'string', default: '120' },
@@ -33,7 +33,7 @@ runDrill(
       mcpClients: Number(ctx.values['mcp-clients']),
       settleSeconds: Number(ctx.values['settle-seconds']),
       faults: ctx.values.faults.split(',').filter(Boolean),
-      adapters: ['spice', 'calculix', 'gmsh', 'kicad'],
+      adapters: ADAPTERS,
     });
   },
   { args, timeoutMs: (v) => (Number(v['load-seconds']) + Number(v['settle-seconds']) + 300) * 1000 },

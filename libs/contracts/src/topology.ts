@@ -2,7 +2,7 @@
 /** A Redis Cluster URL: `redis+cluster://[user:password@]host:port[,host:port…]` (`rediss+cluster://` for TLS). */
 export const CLUSTER_URL = /^rediss?\+cluster:\/\/([^@/]*@)?[^@/]+\/?$/;
 
-export interface RedisNodeAddress {
+interface RedisNodeAddress {
   host: string;
   port: number;
 }
