@@ -27,3 +27,19 @@ export interface ScaleDrillOptions {
 export function ensureScalePrograms(): void;
 export function collectingContext(): Promise<ScaleDrillContext>;
 export function runScaleDrill(context: ScaleDrillContext, options: ScaleDrillOptions): Promise<unknown>;
+
+export interface RedisClusterNode {
+  port: number;
+  alive(): boolean;
+  kill9(): Promise<void>;
+}
+
+export interface RedisCluster {
+  nodes: RedisClusterNode[];
+  /** host:port of every node, comma-separated (REDIS_CLUSTER_NODES). */
+  seeds: string;
+  failover(): Promise<{ oldMaster: number; newMaster: number; healthy: boolean; ms: number }>;
+  stop(): Promise<void>;
+}
+
+export function startRedisCluster(dir: string, options?: { masters?: number; nodeTimeoutMs?: number }): Promise<RedisCluster>;

@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { sleep } from '../support/harness.mjs';
 import { runScaleDrill } from './drill.mjs';
+import { startRedisCluster } from './infrastructure.mjs';
 import { ensureScalePrograms } from './programs.mjs';
 
-export { ensureScalePrograms, runScaleDrill };
+export { ensureScalePrograms, runScaleDrill, startRedisCluster };
 
 /** A drill context whose checks and figures are kept; `cleanup()` runs the deferred steps in reverse, each bounded. */
 export async function collectingContext() {

@@ -104,9 +104,16 @@ async function createCluster(dir, nodes, { masters = 3, nodeTimeoutMs = 2000 }) 
   }
   const seeds = nodes.map((n) => `127.0.0.1:${n.port}`);
   await run('redis-cli', ['--cluster', 'create', ...seeds, '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
+  // Ready once every node says ok and sees every master with its slots and every replica attached.
   const ok = await waitFor(
     async () => {
-      for (const node of nodes) if (!(await redisCli(node.port, 'cluster', 'info')).includes('cluster_state:ok')) return false;
+      for (const node of nodes) {
+        if (!(await redisCli(node.port, 'cluster', 'info')).includes('cluster_state:ok')) return false;
+        const layout = await clusterNodes(node.port);
+        const serving = layout.filter((n) => n.role === 'master' && n.slots.length > 0);
+        const replicas = layout.filter((n) => n.role === 'slave' && serving.some((m) => m.id === n.masterId));
+        if (serving.length !== masters || replicas.length !== masters) return false;
+      }
       return true;
     },
     30_000,
