@@ -16,6 +16,11 @@ import { api } from '../support/stack.mjs';
 
 const UNAVAILABLE_CODES = new Set(['QUEUE_UNAVAILABLE', 'DATABASE_UNAVAILABLE', 'REGISTRY_UNAVAILABLE']);
 const MAX_IN_FLIGHT = 60;
+/**
+ * An MCP call's time limit. A 2025-era call whose replica dies after its response stream began is failed
+ * by nothing but this: the SDK client waits for the stream to be resumed (docs/scaling.md).
+ */
+const MCP_CALL_TIMEOUT_MS = 10_000;
 
 /** What the load shares: the records, the accepted executions (id → { skill, marker }), a marker factory. */
 function recorder(markersDir) {
@@ -233,7 +238,7 @@ function mcpLoad(state, baseUrl, protocol, handlerMs, pauseMs) {
           if (stats.sessions++ > 0) stats.reinitialized++;
         }
         const marker = state.nextMarker();
-        const result = await client.callTool({ name: ONCE, arguments: { marker, ms: handlerMs } }, { timeout: 30_000 });
+        const result = await client.callTool({ name: ONCE, arguments: { marker, ms: handlerMs } }, { timeout: MCP_CALL_TIMEOUT_MS });
         failures = 0;
         stats.calls++;
         const facts = result._meta?.['skill-registry/execution'];
@@ -263,7 +268,7 @@ function mcpLoad(state, baseUrl, protocol, handlerMs, pauseMs) {
           ok: false,
           proper: jsonRpc,
           answered: jsonRpc,
-          // No answer within the request's time limit: never a cut (that ends at once), always a failure.
+          // No answer within the request's time limit: a cut only when it was sent before a kill.
           timedOut: error?.code === 'REQUEST_TIMEOUT',
           label: `${status ?? error?.code ?? ''} ${String(error?.message).slice(0, 100)}`.trim(),
         });

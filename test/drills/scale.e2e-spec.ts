@@ -3,7 +3,7 @@ import { collectingContext, ensureScalePrograms, runScaleDrill, type ScaleDrillC
 /**
  * Smoke version of drills/scale (npm run drill:scale): the same topology, smaller and shorter. A Redis
  * Cluster (3 masters + 3 replicas on private ports), PgBouncer in front of a private database, HAProxy
- * with deploy/haproxy.cfg, 2 built registries and 2 executors; 25 s of REST, gRPC and MCP load through
+ * with deploy/haproxy.cfg, 2 built registries and 2 executors; 30 s of REST, gRPC and MCP load through
  * HAProxy while a registry holding an MCP session is killed (kill -9) and started again and a Redis
  * master fails over. Catalog changes must reach the other replica within 5 s here (the full drill
  * holds them to 1 s; this suite runs on a loaded machine).
@@ -20,7 +20,7 @@ describe('drill smoke: two registries, executors, a Redis Cluster, PgBouncer and
   it('loses no accepted execution, runs none twice, answers every error as a proper unavailability, and ends with one catalog', async () => {
     context = await collectingContext();
     await runScaleDrill(context, {
-      loadSeconds: 25,
+      loadSeconds: 30,
       rate: 6,
       handlerMs: 200,
       executors: 2,
