@@ -234,9 +234,13 @@ export async function runScaleDrill(ctx, options) {
       // The replica holding an MCP session client's session, so that the drill sees that client carry on elsewhere.
       const owners = await Promise.all(replicas.map((replica) => holdsSession(replica.url, load.sessionIds())));
       const victim = replicas[Math.max(0, owners.indexOf(true))];
+      const at = Date.now();
       await victim.kill9();
       const restarted = await victim.start();
-      return `${victim.name} kill -9${owners.includes(true) ? ' (it held an MCP session)' : ''}, started again (pid ${restarted.pid()})`;
+      return {
+        at,
+        label: `${victim.name} kill -9${owners.includes(true) ? ' (it held an MCP session)' : ''}, started again (pid ${restarted.pid()})`,
+      };
     },
     executor: async () => {
       await executors[1 % executors.length].kill9();
@@ -253,8 +257,10 @@ export async function runScaleDrill(ctx, options) {
   };
   for (const [i, kind] of options.faults.entries()) {
     await sleep(Math.max(0, loadStart + gap * (i + 1) - Date.now()));
-    const at = Date.now();
-    const label = await inject[kind]();
+    const started = Date.now();
+    const injected = await inject[kind]();
+    // The moment of the fault itself (a registry kill is preceded by finding the replica to kill).
+    const { at, label } = typeof injected === 'string' ? { at: started, label: injected } : injected;
     faults.push({ kind, at, done: Date.now(), label });
     ctx.log(`fault: ${label}`);
   }
