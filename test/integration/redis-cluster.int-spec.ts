@@ -11,17 +11,20 @@ import {
   ExecutionQueue,
   MAX_LOG_EVENTS_PER_EXECUTION,
   cancelChannel,
+  executionLogCountKey,
   lifecycleStream,
+  platformEventsStream,
   openRedis,
   type ExecutionJob,
   type RedisConnection,
 } from '#executions/index.js';
+import { RedisRateCounter } from '#hooks/index.js';
 import { ensureScalePrograms, startRedisCluster, type RedisCluster } from '../../drills/scale/index.mjs';
 
 /**
  * Every Redis command of ours on a real Redis Cluster (3 masters + 3 replicas on private loopback ports,
- * started here): none crosses slots (a CROSSSLOT error would fail it), the queue lives in its prefix's
- * slot, and the execution streams spread over the masters.
+ * started here): none crosses slots (a CROSSSLOT error would fail it), because every key lives in the
+ * hash-tagged prefix's slot.
  */
 describe('on a Redis Cluster', () => {
   let dir: string;
@@ -44,17 +47,18 @@ describe('on a Redis Cluster', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('is a cluster connection, and the event log knows commands on different keys may not keep their order', () => {
+  const subject = (executionId: string) => ({ executionId, skill: 's', sessionId: null });
+
+  it('is a cluster connection', () => {
     expect(redis).toBeInstanceOf(Cluster);
-    expect(new ExecutionEventLog(redis, prefix).ordersAcrossKeys).toBe(false);
   });
 
-  it('appends, caps and reads execution events (multi-key scripts included) with the stream and its counter in one slot', async () => {
+  it('appends, caps and reads execution events with the multi-key scripts (stream and platform stream, stream and counter)', async () => {
     const log = new ExecutionEventLog(redis, prefix);
     const id = randomUUID();
     const at = new Date().toISOString();
-    await log.append(id, { type: 'queued', at, skill: 's', version: '1.0.0' });
-    await log.append(id, [
+    await log.append(subject(id), { type: 'queued', at, skill: 's', version: '1.0.0' });
+    await log.append(subject(id), [
       { type: 'started', at, attempt: 1 },
       { type: 'succeeded', at, attempt: 1, duration_ms: 1 },
     ]);
@@ -76,20 +80,22 @@ describe('on a Redis Cluster', () => {
     expect(await redis.ttl(log.key(id))).toBeGreaterThan(0);
   });
 
-  it('spreads the streams of many executions over the masters', async () => {
+  it('puts every key of ours in the slot of the prefix: queue, execution streams and counters, platform and lifecycle streams, hook rates', async () => {
     const log = new ExecutionEventLog(redis, prefix);
-    const at = new Date().toISOString();
-    const ids = Array.from({ length: 60 }, () => randomUUID());
-    await Promise.all(ids.map((id) => log.append(id, { type: 'queued', at, skill: 's', version: '1.0.0' })));
-    const slots = await Promise.all(ids.map((id) => (redis as Cluster).cluster('KEYSLOT', log.key(id)) as Promise<number>));
-    // The three masters' slot ranges (each shard: ['slots', [from, to, …], 'nodes', […]]).
-    const shards = ((await (redis as Cluster).cluster('SHARDS')) as [string, number[]][])
-      .map((shard) => shard[1])
-      .filter((range) => range.length > 0);
-    expect(shards).toHaveLength(3);
-    const shardOf = (slot: number) => shards.findIndex((range) => slot >= range[0]! && slot <= range[1]!);
-    // 60 random execution ids land on more than one master.
-    expect(new Set(slots.map(shardOf)).size).toBeGreaterThan(1);
+    const id = randomUUID();
+    await log.append(subject(id), { type: 'queued', at: new Date().toISOString(), skill: 's', version: '1.0.0' });
+    await new RedisRateCounter(redis, prefix).hit('hook:s:caller', 60);
+    const keys = [
+      log.key(id),
+      executionLogCountKey(prefix, id),
+      platformEventsStream(prefix),
+      lifecycleStream(prefix),
+      `${prefix}:hooks:rate:hook:s:caller`,
+      `${prefix}:${EXECUTION_QUEUE}:wait`,
+    ];
+    const slots = await Promise.all(keys.map((key) => (redis as Cluster).cluster('KEYSLOT', key) as Promise<number>));
+    expect(new Set(slots).size).toBe(1);
+    expect(await redis.exists(log.key(id), platformEventsStream(prefix), `${prefix}:hooks:rate:hook:s:caller`)).toBe(3);
   });
 
   it('enqueues, re-enqueues and drops jobs on the hash-tagged prefix, and carries cancellations to a subscriber', async () => {

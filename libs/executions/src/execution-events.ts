@@ -154,18 +154,11 @@ const APPEND_EVENTS_COMMAND = 'appendExecutionEvents';
  * every execution's events (platform-events.ts), bounded to `historyLength` entries.
  */
 export class ExecutionEventLog {
-  /**
-   * Whether commands sent on this log's connection, whatever their keys, run in the order sent: true on
-   * one Redis server; false on a cluster, where an execution's stream and the queue sit on different nodes.
-   */
-  readonly ordersAcrossKeys: boolean;
-
   constructor(
     private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly historyLength: number = DEFAULT_EVENTS_HISTORY,
   ) {
-    this.ordersAcrossKeys = !redis.isCluster;
     // Sent as EVALSHA (the script text only when Redis does not know it yet).
     if (!(APPEND_EVENTS_COMMAND in redis)) redis.defineCommand(APPEND_EVENTS_COMMAND, { numberOfKeys: 2, lua: APPEND_EVENTS_SCRIPT });
   }

@@ -1,30 +1,22 @@
 /**
- * Every Redis key and channel of ours, in one place, laid out so that no command crosses hash slots on
- * a Redis Cluster (and nothing changes on one server):
- *
- * - BullMQ's keys, `<prefix>:skill-executions:*`, and the lifecycle stream `<prefix>:lifecycle:events`:
- *   in the prefix's slot. On a cluster the prefix holds a hash tag (`{skill-registry}`), so that the
- *   queue's multi-key scripts find all their keys on one node.
- * - An execution's event stream and its log-line counter: `<prefix without braces>:execution:{<id>}:…`.
- *   Their hash tag is the execution id: the two keys one script touches share a slot, and the streams of
- *   all executions spread over every shard rather than crowding the queue's.
- * - The cancellation channel `<prefix>:executions:cancel`: classic pub/sub, which a cluster carries to
- *   every node whatever the channel's slot.
+ * Every Redis key and channel of ours begins with the prefix, so that on a Redis Cluster, where the prefix
+ * holds a hash tag (`{skill-registry}`), they all live in the prefix's one slot and no command crosses
+ * slots: BullMQ's queue (`<prefix>:skill-executions:*`, whose scripts touch several keys at once), an
+ * execution's event stream and its log-line counter (one script), the platform's stream `<prefix>:events`
+ * (written in the same script as each execution's stream, platform-events.ts), the lifecycle stream and the
+ * hooks' rate counters (`<prefix>:hooks:rate:*`, libs/hooks). One slot also keeps the order of commands sent
+ * on one connection, as on one server. The cancellation channel is classic pub/sub, which a cluster carries
+ * to every node whatever its name. (The cost: this application's Redis work is one master's; docs/scaling.md.)
  */
-
-/** The prefix without its hash-tag braces: keys built on it take a hash tag of their own. */
-function untagged(prefix: string): string {
-  return prefix.replace(/[{}]/g, '');
-}
 
 /** An execution's event stream (one per execution; any registry replica reads it). */
 export function executionEventsKey(prefix: string, executionId: string): string {
-  return `${untagged(prefix)}:execution:{${executionId}}:events`;
+  return `${prefix}:execution:${executionId}:events`;
 }
 
-/** The count of an execution's log lines, updated in one script with its stream (same slot). */
+/** The count of an execution's log lines, updated in one script with its stream. */
 export function executionLogCountKey(prefix: string, executionId: string): string {
-  return `${untagged(prefix)}:execution:{${executionId}}:log-count`;
+  return `${prefix}:execution:${executionId}:log-count`;
 }
 
 /** Redis pub/sub channel on which cancellations of running executions are announced. */
