@@ -88,22 +88,9 @@ export default tseslint.config(
   },
   {
     // BullMQ is wrapped once (libs/executions/src/queue/: ExecutionQueue, ExecutionConsumer); ioredis only where
-    // a connection is made or a stream read (the registry's adapters below). Use-cases talk to those classes.
+    // a connection is made (redis-connection.ts: one server or a Redis Cluster). Use-cases talk to those classes.
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
-    ignores: [
-      '**/*.spec.ts',
-      'libs/executions/src/queue/**',
-      'libs/executions/src/execution-connections.ts',
-      'libs/executions/src/execution-events.ts',
-      'libs/executions/src/platform-events.ts',
-      'libs/hooks/src/rate-counter.ts',
-      'apps/executor/src/health/infrastructure-readiness.ts',
-      'apps/registry/src/executions/execution-infrastructure.ts',
-      'apps/registry/src/executions/execution-stream.ts',
-      'apps/registry/src/versions/lifecycle-events.publisher.ts',
-      'apps/registry/src/events/platform-event-stream.ts',
-      'apps/registry/src/hooks/registry-hooks.ts',
-    ],
+    ignores: ['**/*.spec.ts', 'libs/executions/src/queue/**', 'libs/executions/src/redis-connection.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-programs.sh
+# The multi-node drill's programs (redis-server, pgbouncer, haproxy): its smoke test (test/drills/scale.e2e-spec.ts) runs here.
+bash scripts/install-scale-programs.sh
 [ -d node_modules ] || npm ci
 node scripts/build-if-changed.mjs
 npx tsc -p tsconfig.json --noEmit

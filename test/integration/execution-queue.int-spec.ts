@@ -12,7 +12,7 @@ describe('ExecutionQueue on Redis', () => {
   let inspect: Queue<ExecutionJob>;
 
   beforeAll(async () => {
-    queue = ExecutionQueue.connect(url, prefix);
+    queue = ExecutionQueue.connect({ mode: 'single', url }, prefix);
     inspect = new Queue<ExecutionJob>(EXECUTION_QUEUE, { connection: { url }, prefix });
     await inspect.waitUntilReady();
   });

@@ -76,6 +76,8 @@ export interface DecodedError {
     errorInfo?: { reason: string; domain: string; metadata: Record<string, string> };
     fieldViolations: { field: string; description: string }[];
     preconditionViolations: { type: string; subject: string; description: string }[];
+    /** google.rpc.RetryInfo's delay, on UNAVAILABLE. */
+    retryDelaySeconds?: number;
   } | null;
 }
 
@@ -109,6 +111,8 @@ const RPC_TYPES = protobuf.parse(
   message ErrorInfo { string reason = 1; string domain = 2; map<string, string> metadata = 3; }
   message BadRequest { message FieldViolation { string field = 1; string description = 2; } repeated FieldViolation field_violations = 1; }
   message PreconditionFailure { message Violation { string type = 1; string subject = 2; string description = 3; } repeated Violation violations = 1; }
+  message Duration { int64 seconds = 1; int32 nanos = 2; }
+  message RetryInfo { Duration retry_delay = 1; }
 `,
   { keepCase: true },
 ).root;
@@ -132,6 +136,7 @@ function decodeStatus(buffer: Buffer): DecodedError['status'] {
     if (type === 'ErrorInfo') decoded.errorInfo = toObject(type, detail.value);
     if (type === 'BadRequest') decoded.fieldViolations = toObject(type, detail.value).field_violations;
     if (type === 'PreconditionFailure') decoded.preconditionViolations = toObject(type, detail.value).violations;
+    if (type === 'RetryInfo') decoded.retryDelaySeconds = Number(toObject(type, detail.value).retry_delay.seconds);
   }
   return decoded;
 }

@@ -9,6 +9,7 @@ import { ExecutorConfigError, loadExecutorConfig } from './config/executor-confi
 import { ExecutionWorker } from './execution/execution-worker.js';
 import { ExecutorModule } from './executor.module.js';
 import { startTracing } from '#observability/index.js';
+import { databaseEndpointsOf } from '#contracts/index.js';
 
 async function main(): Promise<void> {
   let config;
@@ -24,8 +25,10 @@ async function main(): Promise<void> {
   // OTEL_* configure trace export (off by default).
   const tracing = await startTracing('skill-registry-executor');
   // Same idempotent, lock-protected step as the registry: whichever process starts first migrates.
-  await ensureDatabase(config.DATABASE_URL);
-  await applyMigrations(config.DATABASE_URL, migrationsDir());
+  // Direct (not through a pooler): the migrations hold an advisory lock for their whole session.
+  const { direct } = databaseEndpointsOf(config);
+  await ensureDatabase(direct);
+  await applyMigrations(direct, migrationsDir());
   const app = await NestFactory.create<NestFastifyApplication>(ExecutorModule.forRoot({ config }), new FastifyAdapter(), {
     bufferLogs: true,
   });

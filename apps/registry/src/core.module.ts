@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import type pg from 'pg';
+import { databaseEndpointsOf } from '#contracts/index.js';
 import { createPgPool, createPrismaClient, PgListener, PrismaClient } from '#database/index.js';
 import { PackageStore } from '#package-store/index.js';
 import { TwinStore, twinLimitsOf } from '#twin/index.js';
@@ -46,7 +47,8 @@ export class CoreModule {
             );
           },
         },
-        { provide: DATABASE_LISTENER, useFactory: () => new PgListener(config.DATABASE_URL) },
+        // LISTEN holds its session: direct to Postgres, never through a transaction pooler.
+        { provide: DATABASE_LISTENER, useFactory: () => new PgListener(databaseEndpointsOf(config).direct) },
         {
           provide: PRISMA,
           useFactory: (pool: pg.Pool) => {

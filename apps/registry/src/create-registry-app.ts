@@ -24,6 +24,7 @@ import { createRegistryDocument } from './openapi/registry-document.js';
 import { startTracing } from '#observability/index.js';
 import { installRequestTracing } from './tracing/request-tracing.js';
 import { parseQueryString } from './query-string.js';
+import { databaseEndpointsOf } from '#contracts/index.js';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -44,8 +45,10 @@ function logsEveryRequest(params: Params): boolean {
  * caller decides where REST listens.
  */
 export async function createRegistryApp(config: AppConfig, options: RegistryAppOptions = {}): Promise<NestFastifyApplication> {
-  await ensureDatabase(config.DATABASE_URL);
-  await applyMigrations(config.DATABASE_URL, migrationsDir());
+  // Direct (not through a pooler): the migrations hold an advisory lock for their whole session.
+  const { direct } = databaseEndpointsOf(config);
+  await ensureDatabase(direct);
+  await applyMigrations(direct, migrationsDir());
 
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,

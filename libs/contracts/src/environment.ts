@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CLUSTER_URL } from './topology.js';
 
 /**
  * Environment variables shared by the registry and the executor: one definition each, so both
@@ -9,14 +10,33 @@ export const sharedEnvironment = {
     .string()
     .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL')
     .default('postgresql://postgres@127.0.0.1:5432/skill_registry'),
+  /**
+   * Postgres for the statements that need a session of their own (LISTEN, the migrations' advisory lock,
+   * named prepared statements): set it to the server itself when DATABASE_URL is a transaction pooler
+   * (PgBouncer). Unset: DATABASE_URL is direct and serves everything.
+   */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL')
+    .optional(),
+  /** One Redis (`redis://`, `rediss://`), or a Redis Cluster (`redis+cluster://host:port,host:port`, see redisTopologyOf). */
   REDIS_URL: z
     .string()
-    .refine((value) => /^rediss?:\/\//.test(value) && URL.canParse(value), 'must be a redis:// URL')
+    .refine(
+      (value) => (/^rediss?:\/\//.test(value) && URL.canParse(value)) || CLUSTER_URL.test(value),
+      'must be a redis:// URL, or redis+cluster://host:port,… for a Redis Cluster',
+    )
     .default('redis://127.0.0.1:6379'),
-  /** Prefix of every Redis key (queue, event streams, channels); registry and executor must agree. */
+  /** A Redis Cluster's seed nodes, `host:port,host:port` (instead of a redis+cluster:// REDIS_URL). */
+  REDIS_CLUSTER_NODES: z.string().optional(),
+  /**
+   * Prefix of every Redis key (queue, event streams, channels); registry and executor must agree. On a
+   * Redis Cluster it must hold a hash tag, e.g. `{skill-registry}` (see redisTopologyIssues).
+   */
   QUEUE_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
+    .regex(/^[A-Za-z0-9_.-]*(\{[A-Za-z0-9_.-]+\})?[A-Za-z0-9_.-]*$/, 'letters, digits, _ . - and at most one {hash tag} only')
+    .refine((value) => value.replace(/[{}]/g, '') !== '', 'must not be empty')
     .default('skill-registry'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Entries the platform's event stream (`<QUEUE_PREFIX>:events`, GET /v1/events) keeps, about; older ones are trimmed. */

@@ -1,27 +1,31 @@
-import { Redis, type RedisOptions } from 'ioredis';
 import type pg from 'pg';
+import type { RedisTopology } from '#contracts/index.js';
 import { createPgPool } from '#database/pg-pool.js';
 import { BatchedExecutionWrites, DEFAULT_EXECUTION_WRITE_BATCHING, type ExecutionWriteBatching } from './batched-execution-writes.js';
 import { ExecutionEventLog } from './execution-events.js';
 import { ExecutionsRepository } from './executions.repository.js';
-
-/**
- * How a process's Redis commands behave while Redis is away. The registry fails fast (an execution
- * request answers 503 at once, catalog reads go on); the executor retries a few times and pipelines
- * (the events of executions that end together go out in one write).
- */
-type ExecutionRedisBehaviour = Pick<RedisOptions, 'maxRetriesPerRequest' | 'enableOfflineQueue' | 'enableAutoPipelining'>;
+import { openRedis, type RedisBehaviour, type RedisConnection } from './redis-connection.js';
 
 export interface ExecutionConnectionSettings {
   databaseUrl: string;
   /** Connections of the Postgres pool. */
   poolSize: number;
-  redisUrl: string;
+  /**
+   * Whether the pool may use named prepared statements: not through a transaction pooler (PgBouncer
+   * 1.18 in transaction mode hands each transaction any server connection, where the name is unknown).
+   */
+  namedStatements: boolean;
+  redisTopology: RedisTopology;
   /** BullMQ and event-stream key prefix. */
   queuePrefix: string;
   /** Entries the platform's event stream keeps (EVENTS_HISTORY_MAX). */
   eventsHistory?: number;
-  redis: ExecutionRedisBehaviour;
+  /**
+   * How a process's Redis commands behave while Redis is away. The registry fails fast (an execution
+   * request answers 503 at once, catalog reads go on); the executor retries a few times and pipelines
+   * (the events of executions that end together go out in one write).
+   */
+  redis: RedisBehaviour;
   /** Group commit of the execution writes (creates, attempt starts, finishes). */
   batching?: ExecutionWriteBatching;
   /** Told when an idle Postgres connection is lost (a restart); the pool connects again on the next query. */
@@ -39,7 +43,7 @@ export class ExecutionConnections {
   private constructor(
     private readonly ownsPool: boolean,
     readonly pool: pg.Pool,
-    readonly redis: Redis,
+    readonly redis: RedisConnection,
     readonly executions: ExecutionsRepository,
     readonly writes: BatchedExecutionWrites,
     readonly events: ExecutionEventLog,
@@ -47,10 +51,8 @@ export class ExecutionConnections {
 
   static open(settings: ExecutionConnectionSettings): ExecutionConnections {
     const pool = settings.pool ?? createPgPool(settings.databaseUrl, settings.poolSize, settings.onPoolError);
-    // Connection errors are expected while Redis is away; the commands that fail report them where they are used.
-    const redis = new Redis(settings.redisUrl, settings.redis);
-    redis.on('error', () => undefined);
-    const executions = new ExecutionsRepository(pool);
+    const redis = openRedis(settings.redisTopology, settings.redis);
+    const executions = new ExecutionsRepository(pool, { namedStatements: settings.namedStatements });
     return new ExecutionConnections(
       settings.pool === undefined,
       pool,

@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { ExecutionError } from './execution-model.js';
 import { DEFAULT_EVENTS_HISTORY, type ExecutionSubject, platformEventsStream, platformTypeOf } from './platform-events.js';
+import type { RedisConnection } from './redis-connection.js';
+import { executionEventsKey, executionLogCountKey } from './redis-keys.js';
 
 /** What the hooks of a run added as metadata (annotate, code hooks), on the event that ends a phase chain. */
 type HookMetadata = { metadata?: Record<string, unknown> };
@@ -154,7 +155,7 @@ const APPEND_EVENTS_COMMAND = 'appendExecutionEvents';
  */
 export class ExecutionEventLog {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly historyLength: number = DEFAULT_EVENTS_HISTORY,
   ) {
@@ -163,7 +164,7 @@ export class ExecutionEventLog {
   }
 
   key(executionId: string): string {
-    return `${this.prefix}:execution:${executionId}:events`;
+    return executionEventsKey(this.prefix, executionId);
   }
 
   /**
@@ -206,7 +207,7 @@ export class ExecutionEventLog {
       APPEND_LOG_SCRIPT,
       2,
       this.key(executionId),
-      `${this.prefix}:execution:${executionId}:log-count`,
+      executionLogCountKey(this.prefix, executionId),
       MAX_LOG_EVENTS_PER_EXECUTION,
       JSON.stringify(event),
       JSON.stringify(notice),
@@ -228,7 +229,7 @@ export class ExecutionEventLog {
   }
 
   /** Events after `afterId` ('0' = from the beginning), waiting up to `blockMs` for new ones (0 = do not wait). */
-  async read(executionId: string, afterId: string, blockMs: number, client: Redis = this.redis): Promise<StoredExecutionEvent[]> {
+  async read(executionId: string, afterId: string, blockMs: number, client: RedisConnection = this.redis): Promise<StoredExecutionEvent[]> {
     const key = this.key(executionId);
     const reply =
       blockMs > 0

@@ -96,15 +96,26 @@ function assertDistinct(ids: string[]): void {
 export class ExecutionsRepository {
   private versions: SkillVersionReader | undefined;
 
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly namedStatements: boolean;
 
   /**
-   * Runs one of this repository's fixed statements as a named prepared statement: Postgres parses
-   * and plans it once per connection instead of on every call (about a third of its CPU per
-   * execution on the hot path, see bench/executor).
+   * `namedStatements: false` when the pool goes through a transaction pooler (see
+   * ExecutionConnectionSettings): each statement is then parsed where it runs.
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    options: { namedStatements?: boolean } = {},
+  ) {
+    this.namedStatements = options.namedStatements ?? true;
+  }
+
+  /**
+   * Runs one of this repository's fixed statements, as a named prepared statement where the pool allows
+   * it: Postgres parses and plans it once per connection instead of on every call (about a third of its
+   * CPU per execution on the hot path, see bench/executor).
    */
   private sql(name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
-    return this.pool.query({ name: `executions.${name}`, text, values });
+    return this.namedStatements ? this.pool.query({ name: `executions.${name}`, text, values }) : this.pool.query(text, values);
   }
 
   /** Inserts a QUEUED execution; with an idempotency key already used by `caller`, returns the existing one. */

@@ -6,3 +6,5 @@ export * from './queue/index.js';
 export * from './finished-announcements.js';
 export * from './group-commit.js';
 export * from './batched-execution-writes.js';
+export * from './redis-keys.js';
+export * from './redis-connection.js';

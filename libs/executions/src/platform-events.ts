@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis-connection.js';
 import type { ExecutionEvent } from './execution-events.js';
 
 /**
@@ -102,7 +102,7 @@ export class PlatformEventLog {
   private readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     prefix: string,
     private readonly historyLength: number = DEFAULT_EVENTS_HISTORY,
   ) {
@@ -130,13 +130,13 @@ export class PlatformEventLog {
   }
 
   /** The id of the newest entry ('0-0' when there is none): a subscription "from now" reads after it. */
-  async lastId(client: Redis = this.redis): Promise<string> {
+  async lastId(client: RedisConnection = this.redis): Promise<string> {
     const [newest] = await client.xrevrange(this.key, '+', '-', 'COUNT', 1);
     return newest?.[0] ?? '0-0';
   }
 
   /** Up to `count` entries after `afterId` ('0' = the oldest kept), waiting up to `blockMs` for new ones (0 = do not wait). */
-  async read(afterId: string, blockMs: number, client: Redis = this.redis, count = 100): Promise<PlatformEvent[]> {
+  async read(afterId: string, blockMs: number, client: RedisConnection = this.redis, count = 100): Promise<PlatformEvent[]> {
     const reply =
       blockMs > 0
         ? await client.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.key, afterId)

@@ -1,4 +1,7 @@
-import type { Redis } from 'ioredis';
+/** What the counter needs of a Redis connection (one server or a cluster): running a script. */
+interface ScriptRunner {
+  eval(script: string, numberOfKeys: number, ...args: (string | number)[]): Promise<unknown>;
+}
 
 /** Counts hits in fixed windows, shared by every replica. */
 export interface RateCounter {
@@ -22,7 +25,7 @@ return {count, redis.call('TTL', KEYS[1])}`;
  */
 export class RedisRateCounter implements RateCounter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: ScriptRunner,
     private readonly prefix: string,
   ) {}
 

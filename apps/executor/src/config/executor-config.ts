@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
+import { checkedList, portVariable, redisTopologyIssues, sharedEnvironment } from '#contracts/index.js';
 import { hooksFileVariable } from '#hooks/index.js';
 import { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from '#mcp-bridge/index.js';
 import { SANDBOX_VARIABLES, withSandboxDefaults } from '#handler-sandbox/index.js';
@@ -13,7 +13,9 @@ const positiveInt = (min: number, max: number) => z.coerce.number().int().min(mi
 const executorConfigSchema = z
   .object({
     DATABASE_URL: sharedEnvironment.DATABASE_URL,
+    DATABASE_DIRECT_URL: sharedEnvironment.DATABASE_DIRECT_URL,
     REDIS_URL: sharedEnvironment.REDIS_URL,
+    REDIS_CLUSTER_NODES: sharedEnvironment.REDIS_CLUSTER_NODES,
     QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
     EVENTS_HISTORY_MAX: sharedEnvironment.EVENTS_HISTORY_MAX,
     /** Hooks declared as data (YAML or JSON), read and validated at start and reloaded when the file changes. */
@@ -88,6 +90,9 @@ const executorConfigSchema = z
     /** Health endpoint of the executor (GET /healthz, /readyz). */
     EXECUTOR_PORT: portVariable.default(3100),
     LOG_LEVEL: sharedEnvironment.LOG_LEVEL,
+  })
+  .superRefine((config, ctx) => {
+    for (const issue of redisTopologyIssues(config)) ctx.addIssue({ code: 'custom', ...issue });
   })
   .transform((config) => withSandboxDefaults(config, config.EXECUTOR_CONCURRENCY))
   .refine((config) => config.LOST_AFTER_MS >= 2 * config.HEARTBEAT_MS, {

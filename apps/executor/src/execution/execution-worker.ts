@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { McpBridge } from '@skill-registry/sdk';
+import { redisTopologyOf } from '#contracts/index.js';
 import { EXECUTION_QUEUE, ExecutionConsumer, ExecutionQueue } from '#executions/index.js';
 import { HandlerSandboxPool } from '#handler-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
@@ -33,7 +34,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
 
   /** Starts consuming; called once the application is fully initialised. */
   async start(): Promise<void> {
-    const queue = ExecutionQueue.connect(this.config.REDIS_URL, this.config.QUEUE_PREFIX);
+    const queue = ExecutionQueue.connect(redisTopologyOf(this.config), this.config.QUEUE_PREFIX);
     this.queue = queue;
     this.metrics.observeQueue({ jobCounts: () => queue.jobCounts() });
     // Handlers run only isolated: without bubblewrap (and without the operator's opt-out) they fail PRECONDITION_FAILED.
@@ -44,7 +45,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
         'SKILL HANDLERS RUN WITHOUT ISOLATION (HANDLER_SANDBOX=none, operator opt-out): they can read this machine and reach its network',
       );
     this.consumer = await ExecutionConsumer.start({
-      redisUrl: this.config.REDIS_URL,
+      redis: redisTopologyOf(this.config),
       prefix: this.config.QUEUE_PREFIX,
       concurrency: this.config.EXECUTOR_CONCURRENCY,
       lockDurationMs: this.config.LOCK_DURATION_MS,

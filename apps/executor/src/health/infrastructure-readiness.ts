@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '#executions/index.js';
 
 /** Whether the executor's database and Redis answer now (readiness). */
 @Injectable()
 export class InfrastructureReadiness {
   constructor(
     @Inject('PG_POOL_HEALTH') private readonly pool: pg.Pool,
-    @Inject('EVENTS_REDIS_HEALTH') private readonly redis: Redis,
+    @Inject('EVENTS_REDIS_HEALTH') private readonly redis: RedisConnection,
   ) {}
 
   async check(): Promise<{ database: 'up' | 'down'; redis: 'up' | 'down' }> {

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './app-config.js';
+import { redisTopologyOf } from '#contracts/index.js';
 
 describe('configuration', () => {
   it('applies the documented defaults', () => {
@@ -42,9 +43,19 @@ describe('configuration', () => {
     ['PUBLISHER_TOKENS', { PUBLISHER_TOKENS: 'acme=publisher-token-1:acme_*|' }],
     ['PUBLISHER_TOKENS', { PUBLISHER_TOKENS: 'acme=short:acme_*' }],
     ['AGENT_TOKENS', { ADMIN_TOKENS: 'root=same-token-1', AGENT_TOKENS: 'bot=same-token-1' }],
+    ['QUEUE_PREFIX', { REDIS_CLUSTER_NODES: '127.0.0.1:7000' }],
+    ['QUEUE_PREFIX', { REDIS_URL: 'redis+cluster://127.0.0.1:7000', QUEUE_PREFIX: 'prod' }],
+    ['QUEUE_PREFIX', { QUEUE_PREFIX: '{a}{b}' }],
+    ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: '127.0.0.1', QUEUE_PREFIX: '{sr}' }],
+    ['DATABASE_DIRECT_URL', { DATABASE_DIRECT_URL: 'localhost:5432' }],
   ])('refuses a malformed %s, naming it', (variable, env) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`${variable}:`));
+  });
+
+  it('reads a Redis Cluster with a hash-tagged prefix', () => {
+    const config = loadConfig({ REDIS_URL: 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001', QUEUE_PREFIX: '{skill-registry}' });
+    expect(redisTopologyOf(config)).toMatchObject({ mode: 'cluster', nodes: [{ port: 7000 }, { port: 7001 }] });
   });
 
   it('reports every bad variable at once', () => {

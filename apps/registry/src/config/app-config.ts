@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { checkedList, portVariable, sharedEnvironment } from '#contracts/index.js';
+import { checkedList, portVariable, redisTopologyIssues, sharedEnvironment } from '#contracts/index.js';
 import { hooksFileVariable } from '#hooks/index.js';
 import { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from '#mcp-bridge/index.js';
 import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
@@ -69,7 +69,9 @@ const port = portVariable;
 const configSchema = z
   .object({
     DATABASE_URL: sharedEnvironment.DATABASE_URL,
+    DATABASE_DIRECT_URL: sharedEnvironment.DATABASE_DIRECT_URL,
     REDIS_URL: sharedEnvironment.REDIS_URL,
+    REDIS_CLUSTER_NODES: sharedEnvironment.REDIS_CLUSTER_NODES,
     QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,
     EVENTS_HISTORY_MAX: sharedEnvironment.EVENTS_HISTORY_MAX,
     /** Hooks declared as data (YAML or JSON): the registry runs their pre_flight phase; read at start, reloaded on change. */
@@ -180,6 +182,7 @@ const configSchema = z
       .transform((value) => value === 'true'),
   })
   .superRefine((config, ctx) => {
+    for (const issue of redisTopologyIssues(config)) ctx.addIssue({ code: 'custom', ...issue });
     // Node refuses a header time limit longer than the whole request's.
     if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
       ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must be at most HTTP_REQUEST_TIMEOUT_MS' });

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { PlatformEventLog, type PlatformEvent } from '#executions/index.js';
+import { duplicateRedis, PlatformEventLog, type PlatformEvent, type RedisConnection } from '#executions/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { EXECUTIONS_REDIS } from '../executions/execution-infrastructure.js';
 import { QueueUnavailable } from '../problem/domain-errors.js';
@@ -17,7 +16,7 @@ export class PlatformEventStream {
   private readonly log: PlatformEventLog;
 
   constructor(
-    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+    @Inject(EXECUTIONS_REDIS) private readonly redis: RedisConnection,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.log = new PlatformEventLog(redis, config.QUEUE_PREFIX, config.EVENTS_HISTORY_MAX);
@@ -49,8 +48,7 @@ export class PlatformEventStream {
 
   private async *read(from: string, accept: (event: PlatformEvent) => boolean, signal: AbortSignal): AsyncGenerator<PlatformEvent | null> {
     // Blocking reads need a connection of their own.
-    const reader = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    reader.on('error', () => undefined);
+    const reader = duplicateRedis(this.redis, { enableOfflineQueue: true, maxRetriesPerRequest: null });
     const stop = () => reader.disconnect();
     signal.addEventListener('abort', stop, { once: true });
     try {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { databaseEndpointsOf, redisTopologyOf } from '#contracts/index.js';
 import {
   ExecutionQueue,
   ExecutionsRepository,
@@ -7,6 +7,7 @@ import {
   decodeFinished,
   isTerminal,
   type ExecutionRecord,
+  type RedisConnection,
 } from '#executions/index.js';
 import { ExecutionConnections, executionConnectionParts } from '#executions/execution-connections.js';
 import { PgListener } from '#database/index.js';
@@ -31,7 +32,8 @@ export const executionInfrastructure: Provider[] = [
         pool,
         databaseUrl: config.DATABASE_URL,
         poolSize: config.DATABASE_POOL_SIZE,
-        redisUrl: config.REDIS_URL,
+        namedStatements: !databaseEndpointsOf(config).behindPooler,
+        redisTopology: redisTopologyOf(config),
         queuePrefix: config.QUEUE_PREFIX,
         eventsHistory: config.EVENTS_HISTORY_MAX,
         redis: { maxRetriesPerRequest: 1, enableOfflineQueue: false },
@@ -45,7 +47,7 @@ export const executionInfrastructure: Provider[] = [
   // The queue on the feature's fail-fast connection: an enqueue while Redis is down fails at once (503).
   {
     provide: ExecutionQueue,
-    useFactory: (redis: Redis, config: AppConfig) => new ExecutionQueue(redis, config.QUEUE_PREFIX),
+    useFactory: (redis: RedisConnection, config: AppConfig) => new ExecutionQueue(redis, config.QUEUE_PREFIX),
     inject: [EXECUTIONS_REDIS, APP_CONFIG],
   },
 ];

@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import {
+  duplicateRedis,
   ExecutionEventLog,
   ExecutionsRepository,
   TERMINAL_EVENT_TYPES,
   isTerminal,
   type ExecutionEvent,
   type ExecutionRecord,
+  type RedisConnection,
   type StoredExecutionEvent,
 } from '#executions/index.js';
 import { ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js';
@@ -23,7 +24,7 @@ export class ExecutionStream {
   constructor(
     private readonly events: ExecutionEventLog,
     private readonly executions: ExecutionsRepository,
-    @Inject(EXECUTIONS_REDIS) private readonly redis: Redis,
+    @Inject(EXECUTIONS_REDIS) private readonly redis: RedisConnection,
   ) {}
 
   async *follow(executionId: string, lastEventId: string, signal: AbortSignal): AsyncGenerator<StoredExecutionEvent> {
@@ -33,8 +34,7 @@ export class ExecutionStream {
     if (this.redis.status !== 'ready')
       throw new QueueUnavailable(`connection ${this.redis.status}`, 'Execution events cannot be read right now');
     // Blocking reads need a connection of their own.
-    const reader = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-    reader.on('error', () => undefined);
+    const reader = duplicateRedis(this.redis, { enableOfflineQueue: true, maxRetriesPerRequest: null });
     const stop = () => reader.disconnect();
     signal.addEventListener('abort', stop, { once: true });
     let after = lastEventId;

@@ -92,6 +92,20 @@ describe('gRPC error mapping', () => {
     }
   });
 
+  it('tells when to retry an unavailable dependency (RetryInfo, as REST says Retry-After), and only then', () => {
+    // Any { type_url, value: RetryInfo { retry_delay: Duration { seconds: 2 } } }
+    const retryInfo = Buffer.concat([
+      Buffer.from('type.googleapis.com/google.rpc.RetryInfo'),
+      Buffer.from([0x12, 0x04, 0x0a, 0x02, 0x08, 0x02]),
+    ]);
+    for (const error of [new QueueUnavailable('down'), new DatabaseUnavailable()]) {
+      const [details] = toGrpcError(error)?.metadata.get('grpc-status-details-bin') ?? [];
+      expect((details as Buffer).includes(retryInfo)).toBe(true);
+    }
+    const [notFound] = toGrpcError(new ExecutionNotFound('x'))?.metadata.get('grpc-status-details-bin') ?? [];
+    expect((notFound as Buffer).includes('RetryInfo')).toBe(false);
+  });
+
   it('answers an unreachable database, whatever the driver raised, as UNAVAILABLE DATABASE_UNAVAILABLE', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const terminated = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });

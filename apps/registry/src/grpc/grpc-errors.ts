@@ -12,6 +12,7 @@ import {
 } from '../problem/domain-errors.js';
 import { grpcStatusOf } from '../problem/error-catalog.js';
 import { encodeStatusDetails, type FieldViolation, type PreconditionViolation } from './status-details.js';
+import { RETRY_AFTER_SECONDS } from '../problem/problem-details.js';
 
 const ERROR_DOMAIN = 'skill-registry.dev';
 
@@ -114,6 +115,7 @@ function grpcError(
       errorInfo: { reason: code, domain: ERROR_DOMAIN, metadata: scalarDetails(details) },
       fieldViolations,
       preconditionViolations,
+      ...(status === GrpcStatus.UNAVAILABLE ? { retryDelaySeconds: RETRY_AFTER_SECONDS } : {}),
     }),
   );
   return { code: status, details: message, message, metadata };

@@ -1,6 +1,6 @@
 /**
  * The `grpc-status-details-bin` trailer: a google.rpc.Status whose details are google.rpc.ErrorInfo,
- * BadRequest and PreconditionFailure messages (google/rpc/status.proto, error_details.proto). The few
+ * BadRequest, PreconditionFailure and RetryInfo messages (google/rpc/status.proto, error_details.proto). The few
  * messages are encoded by hand, which keeps the registry free of a protobuf runtime of its own.
  */
 export interface FieldViolation {
@@ -20,6 +20,8 @@ export interface StatusDetails {
   errorInfo: { reason: string; domain: string; metadata: Record<string, string> };
   fieldViolations?: FieldViolation[];
   preconditionViolations?: PreconditionViolation[];
+  /** RetryInfo: when a retry may succeed (what REST's Retry-After says). */
+  retryDelaySeconds?: number;
 }
 
 const TYPE_PREFIX = 'type.googleapis.com/google.rpc.';
@@ -48,6 +50,8 @@ export function encodeStatusDetails(status: StatusDetails): Buffer {
       ),
     );
   }
+  // RetryInfo { google.protobuf.Duration retry_delay = 1 }, Duration { int64 seconds = 1 }.
+  if (status.retryDelaySeconds) details.push(any('RetryInfo', [bytes(1, varintField(1, status.retryDelaySeconds))]));
   return Buffer.concat([varintField(1, status.code), text(2, status.message), ...details.map((detail) => bytes(3, detail))]);
 }
 

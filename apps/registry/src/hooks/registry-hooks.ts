@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { PlatformEventLog } from '#executions/index.js';
+import { redisTopologyOf } from '#contracts/index.js';
+import { openRedis, PlatformEventLog, type RedisConnection } from '#executions/index.js';
 import {
   HookFailure,
   HookMetrics,
@@ -40,7 +40,7 @@ export class RegistryHooks implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Hooks');
   private readonly source: HooksFileSource;
   private readonly metrics: HookMetrics;
-  private connection: Redis | null = null;
+  private connection: RedisConnection | null = null;
   private platformLog: PlatformEventLog | null = null;
 
   constructor(
@@ -128,11 +128,10 @@ export class RegistryHooks implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
-  private get redis(): Redis {
+  private get redis(): RedisConnection {
     if (!this.connection) {
       // Like the lifecycle publisher's: an offline queue while it connects, one retry, errors where the commands fail.
-      this.connection = new Redis(this.config.REDIS_URL, { maxRetriesPerRequest: 1 });
-      this.connection.on('error', () => undefined);
+      this.connection = openRedis(redisTopologyOf(this.config), { maxRetriesPerRequest: 1 });
     }
     return this.connection;
   }

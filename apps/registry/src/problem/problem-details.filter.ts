@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JsonRejected } from '#contracts/index.js';
-import { problem, toProblem, type ProblemDetails } from './problem-details.js';
+import { problem, RETRY_AFTER_SECONDS, toProblem, type ProblemDetails } from './problem-details.js';
 
 /** The REST transport's one error mapper: every error leaves as application/problem+json. */
 @Catch()
@@ -33,7 +33,7 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, error:
   }
   body.instance = request.url;
   if (body.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="skill-registry"');
-  if (body.status === 503) reply.header('Retry-After', '2');
+  if (body.status === 503) reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
   if (body.status === 429 && typeof body.retry_after_seconds === 'number') reply.header('Retry-After', String(body.retry_after_seconds));
   void reply.status(body.status).header('Content-Type', 'application/problem+json').send(body);
 }

@@ -4,6 +4,9 @@ import { Forbidden, Unauthenticated } from '../auth/token-authenticator.js';
 import { DomainError, InputInvalid, RequestInvalid, asDomainError } from './domain-errors.js';
 import { TITLES, httpStatusOf } from './error-catalog.js';
 
+/** Seconds after which a 503 (a dependency away) may succeed: REST's Retry-After, gRPC's RetryInfo. */
+export const RETRY_AFTER_SECONDS = 2;
+
 /** An RFC 9457 problem details body, with the registry's stable `code`. */
 export interface ProblemDetails {
   type: string;

@@ -38,6 +38,8 @@ export class DeprecateSkill {
     if (command.sunset && command.sunset.getTime() <= Date.now()) {
       throw new RequestInvalid('The sunset date must be in the future', [{ field: 'sunset', message: 'must be in the future' }]);
     }
+    // Decided on the database's state: another replica's write may not have reached this one's catalog yet.
+    await this.catalog.reload(command.name);
     const skill = this.catalog.get(command.name);
     if (!skill) throw new SkillNotFound(command.name);
     if (command.successor) {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { PlatformEventLog, lifecycleStream } from '#executions/index.js';
+import { redisTopologyOf } from '#contracts/index.js';
+import { PlatformEventLog, lifecycleStream, openRedis, type RedisConnection } from '#executions/index.js';
 import type { NewLifecycleEvent } from '../catalog/skill-records.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
@@ -27,14 +27,13 @@ const STREAM_MAX_LENGTH = 100_000;
 @Injectable()
 export class LifecycleEventsPublisher implements OnApplicationShutdown {
   private readonly logger = new Logger(LifecycleEventsPublisher.name);
-  private readonly redis: Redis;
+  private readonly redis: RedisConnection;
   private readonly platform: PlatformEventLog;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     // Its own connection with an offline queue: moves made while Redis is still connecting (start-up
     // discovery) are published once it is up; while Redis is down they fail after one retry and are logged.
-    this.redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-    this.redis.on('error', () => undefined);
+    this.redis = openRedis(redisTopologyOf(config), { maxRetriesPerRequest: 1 });
     this.platform = new PlatformEventLog(this.redis, config.QUEUE_PREFIX, config.EVENTS_HISTORY_MAX);
   }
 

@@ -53,6 +53,8 @@ export class PromoteSkill {
     if (command.force && !command.reason?.trim()) {
       throw new RequestInvalid('A forced promotion needs a reason', [{ field: 'reason', message: 'required when force is true' }]);
     }
+    // Decided on the database's state: another replica's write may not have reached this one's catalog yet.
+    await this.catalog.reload(command.name);
     const version = this.catalog.version(command.name, command.version);
     if (!version) throw this.catalog.get(command.name) ? new SkillNotFound(command.name, command.version) : new SkillNotFound(command.name);
     if (version.status !== 'REGISTERED') {

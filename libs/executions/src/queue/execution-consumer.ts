@@ -1,7 +1,9 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { RedisTopology } from '#contracts/index.js';
+import { openRedis, type RedisConnection } from '../redis-connection.js';
 import type { ExecutionRecord } from '../execution-model.js';
-import { EXECUTION_QUEUE, cancelChannel, recordFromSnapshot, type ExecutionJob } from './execution-job.js';
+import { cancelChannel } from '../redis-keys.js';
+import { EXECUTION_QUEUE, recordFromSnapshot, type ExecutionJob } from './execution-job.js';
 
 /** Thrown by a job's handler when an attempt failed and another one is due after `delayMs` (BullMQ schedules it). */
 export class RetryLater extends Error {
@@ -12,7 +14,7 @@ export class RetryLater extends Error {
 }
 
 export interface ExecutionConsumerOptions {
-  redisUrl: string;
+  redis: RedisTopology;
   prefix: string;
   concurrency: number;
   /** BullMQ's job lock: a worker that dies loses its jobs after this long. */
@@ -42,12 +44,12 @@ function delay<T>(ms: number, value: T): Promise<T> {
 export class ExecutionConsumer {
   private constructor(
     private readonly worker: Worker<ExecutionJob>,
-    private readonly subscriber: Redis,
+    private readonly subscriber: RedisConnection,
   ) {}
 
   static async start(options: ExecutionConsumerOptions): Promise<ExecutionConsumer> {
     const worker = new Worker<ExecutionJob>(EXECUTION_QUEUE, (job) => deliver(job, options), {
-      connection: new Redis(options.redisUrl, { maxRetriesPerRequest: null }),
+      connection: openRedis(options.redis, { maxRetriesPerRequest: null }),
       prefix: options.prefix,
       concurrency: options.concurrency,
       autorun: false,
@@ -60,8 +62,8 @@ export class ExecutionConsumer {
     worker.on('failed', (job, error) => {
       if (job && !(error instanceof RetryLater)) options.onWarning(`job ${job.id} failed in BullMQ: ${error.message}`);
     });
-    const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-    subscriber.on('error', () => undefined);
+    // Classic pub/sub: on a cluster any node carries the channel's messages (ioredis subscribes again on another node when one fails).
+    const subscriber = openRedis(options.redis, { maxRetriesPerRequest: null });
     subscriber.on('message', (_channel, executionId: string) => options.onCancel(executionId));
     await subscriber.subscribe(cancelChannel(options.prefix));
     void worker.run();

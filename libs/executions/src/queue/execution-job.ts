@@ -43,16 +43,6 @@ export function recordFromSnapshot(executionId: string, snapshot: unknown): Exec
   return record as unknown as ExecutionRecord;
 }
 
-/** Redis pub/sub channel on which cancellations of running executions are announced. */
-export function cancelChannel(prefix: string): string {
-  return `${prefix}:executions:cancel`;
-}
-
-/** Redis stream of lifecycle moves, for any service that wants to follow the catalog. */
-export function lifecycleStream(prefix: string): string {
-  return `${prefix}:lifecycle:events`;
-}
-
 /**
  * Job options every producer uses: job id = execution id, so enqueueing twice is harmless. Retries
  * are decided by the executor from the execution row (max_attempts); BullMQ only schedules them, so

@@ -1,10 +1,11 @@
 import { Queue } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisTopology } from '#contracts/index.js';
 import type { ExecutionRecord } from '../execution-model.js';
+import { openRedis, type RedisBehaviour, type RedisConnection } from '../redis-connection.js';
+import { cancelChannel } from '../redis-keys.js';
 import {
   EXECUTION_JOB,
   EXECUTION_QUEUE,
-  cancelChannel,
   executionJobOptions,
   queuedSnapshotOf,
   takeoverJobOptions,
@@ -24,7 +25,7 @@ export class ExecutionQueue {
 
   /** On a connection of the caller's (its failure policy is the caller's: fail fast, or wait). */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly ownsConnection = false,
   ) {
@@ -34,10 +35,8 @@ export class ExecutionQueue {
   }
 
   /** On a connection of its own, which waits for Redis instead of failing (the executor's choice). */
-  static connect(redisUrl: string, prefix: string, options: RedisOptions = { maxRetriesPerRequest: null }): ExecutionQueue {
-    const redis = new Redis(redisUrl, options);
-    redis.on('error', () => undefined);
-    return new ExecutionQueue(redis, prefix, true);
+  static connect(topology: RedisTopology, prefix: string, behaviour: RedisBehaviour = { maxRetriesPerRequest: null }): ExecutionQueue {
+    return new ExecutionQueue(openRedis(topology, behaviour), prefix, true);
   }
 
   /** Null when the queue can take work now; else why not (the connection's state). */
