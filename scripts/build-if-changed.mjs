@@ -15,6 +15,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STATE_FILE = path.join(root, 'node_modules/.cache/build-if-changed/state.json');
 const STATE_VERSION = 1;
 const TS_BUILD_INFO = 'dist/tsconfig.build.tsbuildinfo'; // tsconfig.build.json's tsBuildInfoFile
+/** The console's API types, written by its build from the registry's OpenAPI document (an output, not an input). */
+const CONSOLE_GENERATED = 'apps/console/src/api/openapi.gen.ts';
 /** Never inputs: outputs, installed packages, caches, VCS. */
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.git', 'coverage', '.jiti-cache']);
 /** What every step depends on: dependency and toolchain versions, the shared compiler options, this script. */
@@ -50,6 +52,18 @@ const steps = [
       if (force || !previous?.files || !intact) rmSync(path.join(root, TS_BUILD_INFO), { force: true });
     },
     keepFileList: true,
+  },
+  {
+    // The browser console (apps/console/build.mjs): the registry's OpenAPI document (from the built registry,
+    // so after the app step) typed into its client, then tsc and Vite into dist/console. Its inputs are its
+    // own sources and what the document is made of (the registry and the libs its views use).
+    name: 'console',
+    command: ['npm', ['run', '--silent', 'build', '-w', 'apps/console']],
+    after: ['tsc -p tsconfig.build.json'],
+    inputs: () => [...TOOLCHAIN, 'apps/console/package.json', ...filesUnder('apps/console'), ...filesUnder('apps/registry'), ...filesUnder('libs')].filter(
+      (file) => file !== CONSOLE_GENERATED,
+    ),
+    outputs: ['dist/console', CONSOLE_GENERATED],
   },
 ];
 

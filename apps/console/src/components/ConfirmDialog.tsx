@@ -1,0 +1,21 @@
+import { type ReactNode, useEffect, useRef } from 'react';
+
+/**
+ * A modal dialog (the native <dialog>: focus moves in and is trapped, Escape closes it) for an action that
+ * needs a reason and a confirmation.
+ */
+export function ConfirmDialog({ open, title, onClose, children }: { open: boolean; title: string; onClose(): void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog ref={ref} aria-labelledby="dialog-title" onClose={onClose} className="dialog">
+      <h2 id="dialog-title">{title}</h2>
+      {open && children}
+    </dialog>
+  );
+}
