@@ -10,7 +10,10 @@ import { App } from './App';
 const queryClient = new QueryClient({
   defaultOptions: {
     // A problem answer (4xx) will not change on a retry; a network failure may.
-    queries: { retry: (failures, error) => failures < 2 && !(typeof (error as { status?: unknown })?.status === 'number'), staleTime: 5_000 },
+    queries: {
+      retry: (failures, error) => failures < 2 && !(typeof (error as { status?: unknown })?.status === 'number'),
+      staleTime: 5_000,
+    },
   },
 });
 

@@ -10,7 +10,12 @@ export function BarChart({ bars, title }: { bars: Bar[]; title: string }) {
   return (
     <figure className="chart">
       <figcaption>{title}</figcaption>
-      <svg width="100%" height={bars.length * rowHeight + 4} role="img" aria-label={`${title}: ${bars.map((bar) => `${bar.label} ${bar.value}`).join(', ')}`}>
+      <svg
+        width="100%"
+        height={bars.length * rowHeight + 4}
+        role="img"
+        aria-label={`${title}: ${bars.map((bar) => `${bar.label} ${bar.value}`).join(', ')}`}
+      >
         {bars.map((bar, index) => (
           <g key={bar.label} transform={`translate(0, ${index * rowHeight})`}>
             <text x="0" y="15" className="chart-label">

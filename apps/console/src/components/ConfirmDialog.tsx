@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useRef } from 'react';
+import { type ReactNode, useEffect, useId, useRef } from 'react';
 
 /**
  * A modal dialog (the native <dialog>: focus moves in and is trapped, Escape closes it) for an action that
@@ -6,6 +6,7 @@ import { type ReactNode, useEffect, useRef } from 'react';
  */
 export function ConfirmDialog({ open, title, onClose, children }: { open: boolean; title: string; onClose(): void; children: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -13,8 +14,8 @@ export function ConfirmDialog({ open, title, onClose, children }: { open: boolea
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} aria-labelledby="dialog-title" onClose={onClose} className="dialog">
-      <h2 id="dialog-title">{title}</h2>
+    <dialog ref={ref} aria-labelledby={titleId} onClose={onClose} className="dialog">
+      <h2 id={titleId}>{title}</h2>
       {open && children}
     </dialog>
   );

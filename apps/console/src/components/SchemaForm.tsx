@@ -33,8 +33,13 @@ export function useSchemaValidation(schema: unknown, value: unknown): FieldError
     const result = validator.validate(value as never);
     if (result.valid) return [];
     // The innermost errors say what is wrong; the outer ones only that a child failed.
-    const errors = result.errors.filter((error) => !/^(properties|items|allOf|\$ref|anyOf|oneOf|additionalProperties)$/.test(error.keyword) || result.errors.length === 1);
-    return (errors.length ? errors : result.errors).map((error) => ({ pointer: error.instanceLocation.replace(/^#/, ''), message: error.error }));
+    const errors = result.errors.filter(
+      (error) => !/^(properties|items|allOf|\$ref|anyOf|oneOf|additionalProperties)$/.test(error.keyword) || result.errors.length === 1,
+    );
+    return (errors.length ? errors : result.errors).map((error) => ({
+      pointer: error.instanceLocation.replace(/^#/, ''),
+      message: error.error,
+    }));
   }, [validator, value]);
 }
 
@@ -85,7 +90,14 @@ export function SchemaForm({
           <div key={name} className={`field ${fieldErrors.length ? 'invalid' : ''}`}>
             {kind === 'boolean' ? (
               <label className="check" htmlFor={id}>
-                <input id={id} type="checkbox" checked={current === true} aria-describedby={describedBy} onChange={(event) => set(name, event.target.checked)} /> {name}
+                <input
+                  id={id}
+                  type="checkbox"
+                  checked={current === true}
+                  aria-describedby={describedBy}
+                  onChange={(event) => set(name, event.target.checked)}
+                />{' '}
+                {name}
                 {required.has(name) && ' *'}
               </label>
             ) : (
@@ -95,7 +107,13 @@ export function SchemaForm({
               </label>
             )}
             {kind === 'enum' && (
-              <select id={id} value={typeof current === 'string' ? current : ''} aria-describedby={describedBy} aria-required={required.has(name)} onChange={(event) => set(name, event.target.value || undefined)}>
+              <select
+                id={id}
+                value={typeof current === 'string' ? current : ''}
+                aria-describedby={describedBy}
+                aria-required={required.has(name)}
+                onChange={(event) => set(name, event.target.value || undefined)}
+              >
                 <option value="">—</option>
                 {(property.enum as string[]).map((option) => (
                   <option key={option}>{option}</option>
@@ -146,7 +164,17 @@ export function SchemaForm({
 }
 
 /** A nested object or array edited as JSON text; kept as text until it parses. */
-function JsonField({ id, value, describedBy, onChange }: { id: string; value: unknown; describedBy?: string; onChange(next: unknown): void }) {
+function JsonField({
+  id,
+  value,
+  describedBy,
+  onChange,
+}: {
+  id: string;
+  value: unknown;
+  describedBy?: string;
+  onChange(next: unknown): void;
+}) {
   const text = value === undefined ? '' : JSON.stringify(value, null, 2);
   return (
     <textarea

@@ -1,3 +1,5 @@
+import { ScrollBox } from './ScrollBox';
+
 type Schema = Record<string, unknown>;
 
 function asSchema(value: unknown): Schema | null {
@@ -14,13 +16,26 @@ function typeOf(schema: Schema): string {
     return `array of ${items ? typeOf(items) || 'any' : 'any'}`;
   }
   for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
-    if (Array.isArray(schema[key])) return (schema[key] as unknown[]).map((option) => typeOf(asSchema(option) ?? {}) || 'object').join(key === 'allOf' ? ' & ' : ' | ');
+    if (Array.isArray(schema[key]))
+      return (schema[key] as unknown[]).map((option) => typeOf(asSchema(option) ?? {}) || 'object').join(key === 'allOf' ? ' & ' : ' | ');
   }
   if (typeof schema.$ref === 'string') return schema.$ref;
   return typeof schema.format === 'string' ? `${type} (${schema.format})` : type;
 }
 
-const CONSTRAINTS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'multipleOf', 'default'];
+const CONSTRAINTS = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'multipleOf',
+  'default',
+];
 
 function constraintsOf(schema: Schema): string {
   return CONSTRAINTS.filter((key) => key in schema)
@@ -69,7 +84,7 @@ export function SchemaView({ schema, caption, highlight }: { schema: unknown; ca
     );
   }
   return (
-    <div className="table-wrap">
+    <ScrollBox label={caption}>
       <table className="schema">
         <caption>
           {caption}
@@ -85,7 +100,10 @@ export function SchemaView({ schema, caption, highlight }: { schema: unknown; ca
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr key={row.pointer} className={highlight && (highlight === row.pointer || highlight.startsWith(`${row.pointer}/`)) ? 'hit' : undefined}>
+            <tr
+              key={row.pointer}
+              className={highlight && (highlight === row.pointer || highlight.startsWith(`${row.pointer}/`)) ? 'hit' : undefined}
+            >
               <th scope="row" style={{ paddingLeft: `${0.5 + row.depth * 1.1}rem` }}>
                 <code>{row.name}</code>
                 {row.required && (
@@ -103,6 +121,6 @@ export function SchemaView({ schema, caption, highlight }: { schema: unknown; ca
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

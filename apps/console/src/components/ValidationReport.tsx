@@ -1,4 +1,5 @@
 import type { Schemas } from '../api/client';
+import { ScrollBox } from './ScrollBox';
 
 type Issue = Schemas['ValidationIssue'];
 
@@ -6,7 +7,7 @@ type Issue = Schemas['ValidationIssue'];
 export function ValidationReport({ report, caption }: { report: Issue[]; caption: string }) {
   if (report.length === 0) return <p className="ok">{caption}: no findings.</p>;
   return (
-    <div className="table-wrap">
+    <ScrollBox label={caption}>
       <table data-testid="validation-report">
         <caption>{caption}</caption>
         <thead>
@@ -37,6 +38,6 @@ export function ValidationReport({ report, caption }: { report: Issue[]; caption
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }

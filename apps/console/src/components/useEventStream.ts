@@ -11,17 +11,25 @@ const ENDS = new Set(['succeeded', 'failed', 'cancelled']);
  * token goes with them (EventSource cannot send a header): every event from the beginning, then live,
  * until the execution ends. `onEnd` runs once the final event arrived (to refresh the execution).
  */
+type StreamState = 'idle' | 'open' | 'ended' | 'failed';
+
 export function useEventStream(id: string | undefined, onEnd?: () => void) {
-  const [events, setEvents] = useState<ExecutionEvent[]>([]);
-  const [state, setState] = useState<'idle' | 'open' | 'ended' | 'failed'>('idle');
+  // What was read, for the stream of `of`: a new id starts from nothing without a reset in the effect.
+  const [read, setRead] = useState<{ of: string | undefined; events: ExecutionEvent[]; state: StreamState }>({
+    of: undefined,
+    events: [],
+    state: 'idle',
+  });
   // The page's callback of the moment: a new identity must not reopen the stream.
   const ended = useRef(onEnd);
-  ended.current = onEnd;
+  useEffect(() => {
+    ended.current = onEnd;
+  });
   useEffect(() => {
     if (!id) return;
     const abort = new AbortController();
-    setEvents([]);
-    setState('open');
+    const update = (change: (events: ExecutionEvent[]) => { events: ExecutionEvent[]; state: StreamState }) =>
+      setRead((previous) => ({ of: id, ...change(previous.of === id ? previous.events : []) }));
     void (async () => {
       try {
         const { response } = await fetchClient.GET('/v1/executions/{id}/events', {
@@ -36,15 +44,16 @@ export function useEventStream(id: string | undefined, onEnd?: () => void) {
           if (done) break;
           if (value.event === 'error') throw new Error('the event stream was interrupted');
           const event = JSON.parse(value.data) as ExecutionEvent;
-          setEvents((previous) => [...previous, event]);
+          update((events) => ({ events: [...events, event], state: 'open' }));
           if (ENDS.has(event.type)) ended.current?.();
         }
-        setState('ended');
-      } catch (error) {
-        if (!abort.signal.aborted) setState((error as Error).name === 'AbortError' ? 'ended' : 'failed');
+        update((events) => ({ events, state: 'ended' }));
+      } catch {
+        if (!abort.signal.aborted) update((events) => ({ events, state: 'failed' }));
       }
     })();
     return () => abort.abort();
   }, [id]);
-  return { events, state };
+  if (!id) return { events: [], state: 'idle' as StreamState };
+  return read.of === id ? { events: read.events, state: read.state } : { events: [], state: 'open' as StreamState };
 }

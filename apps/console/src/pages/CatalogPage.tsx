@@ -6,7 +6,10 @@ import { StatusBadge } from '../components/StatusBadge';
 import { Facets } from './Facets';
 import { readCatalogView, withParam } from './catalog-query';
 
-type Item = Pick<Schemas['SkillListItem'], 'name' | 'version' | 'status' | 'domain' | 'agent' | 'description' | 'tags' | 'pending_dependencies' | 'deprecation'> & {
+type Item = Pick<
+  Schemas['SkillListItem'],
+  'name' | 'version' | 'status' | 'domain' | 'agent' | 'description' | 'tags' | 'pending_dependencies' | 'deprecation'
+> & {
   score?: number;
 };
 
@@ -17,19 +20,25 @@ export function CatalogPage() {
   const [params, setParams] = useSearchParams();
   const view = readCatalogView(params);
   const [text, setText] = useState(view.q);
-  const filters = { domain: view.domain, agent: view.agent, phase: view.phase, status: view.status, tag: view.tag.length ? view.tag : undefined };
+  const filters = {
+    domain: view.domain,
+    agent: view.agent,
+    phase: view.phase,
+    status: view.status,
+    tag: view.tag.length ? view.tag : undefined,
+  };
   const ranked = view.q.trim() !== '';
   const search = api.useInfiniteQuery(
     'get',
     '/v1/search',
     { params: { query: { q: view.q, ...filters, limit: PAGE } } },
-    { enabled: ranked, initialPageParam: undefined, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
+    { enabled: ranked, initialPageParam: null, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
   );
   const list = api.useInfiniteQuery(
     'get',
     '/v1/skills',
     { params: { query: { ...filters, limit: PAGE } } },
-    { enabled: !ranked, initialPageParam: undefined, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
+    { enabled: !ranked, initialPageParam: null, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
   );
   const query = ranked ? search : list;
   const items: Item[] = ranked
@@ -53,13 +62,23 @@ export function CatalogPage() {
           <label htmlFor="q" className="visually-hidden">
             Search skills
           </label>
-          <input id="q" type="search" placeholder="Search skills: name, tag, tool, description…" value={text} onChange={(event) => setText(event.target.value)} />
+          <input
+            id="q"
+            type="search"
+            placeholder="Search skills: name, tag, tool, description…"
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+          />
           <button type="submit" className="primary">
             Search
           </button>
         </form>
         <p className="muted" aria-live="polite">
-          {query.isPending ? 'Loading…' : ranked ? `${total ?? items.length} ranked matches for “${view.q}”` : `${items.length}${query.hasNextPage ? '+' : ''} skills`}
+          {query.isPending
+            ? 'Loading…'
+            : ranked
+              ? `${total ?? items.length} ranked matches for “${view.q}”`
+              : `${items.length}${query.hasNextPage ? '+' : ''} skills`}
         </p>
         <ProblemView error={query.error} />
         <ul className="cards" data-testid="catalog-results">
@@ -105,7 +124,9 @@ function SkillCard({ item }: { item: Item }) {
         </p>
       )}
       {item.pending_dependencies.length > 0 && (
-        <p className="warn">Waits for {item.pending_dependencies.map((dependency) => `${dependency.name} ${dependency.range}`).join(', ')}</p>
+        <p className="warn">
+          Waits for {item.pending_dependencies.map((dependency) => `${dependency.name} ${dependency.range}`).join(', ')}
+        </p>
       )}
     </li>
   );

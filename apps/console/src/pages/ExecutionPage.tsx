@@ -23,7 +23,12 @@ export function ExecutionPage() {
       <h1>Execution</h1>
       {running && (
         <div className="row">
-          <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate({ params: { path: { id } } }, { onSuccess: () => void execution.refetch() })}>
+          <button
+            type="button"
+            className="danger"
+            disabled={cancel.isPending}
+            onClick={() => cancel.mutate({ params: { path: { id } } }, { onSuccess: () => void execution.refetch() })}
+          >
             Cancel
           </button>
           <ProblemView error={cancel.error} />
@@ -41,8 +46,11 @@ export function ExecutionPage() {
             <ul className="plain" data-testid="execution-twin">
               {twin.data.read.map((read, index) => (
                 <li key={`r${index}`}>
-                  read <Link to={`/twin?branch=${encodeURIComponent(twin.data.branch)}&wp=${encodeURIComponent(read.work_product_id)}`}>{read.work_product_id}</Link> r
-                  {read.revision} on {twin.data.branch}
+                  read{' '}
+                  <Link to={`/twin?branch=${encodeURIComponent(twin.data.branch)}&wp=${encodeURIComponent(read.work_product_id)}`}>
+                    {read.work_product_id}
+                  </Link>{' '}
+                  r{read.revision} on {twin.data.branch}
                 </li>
               ))}
               {twin.data.constraints_read.map((read, index) => (
@@ -52,8 +60,11 @@ export function ExecutionPage() {
               ))}
               {twin.data.wrote.map((write, index) => (
                 <li key={`w${index}`}>
-                  wrote <Link to={`/twin?branch=${encodeURIComponent(write.branch)}&wp=${encodeURIComponent(write.work_product_id)}`}>{write.work_product_id}</Link> r
-                  {write.revision} on {write.branch}
+                  wrote{' '}
+                  <Link to={`/twin?branch=${encodeURIComponent(write.branch)}&wp=${encodeURIComponent(write.work_product_id)}`}>
+                    {write.work_product_id}
+                  </Link>{' '}
+                  r{write.revision} on {write.branch}
                 </li>
               ))}
             </ul>

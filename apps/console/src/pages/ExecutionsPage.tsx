@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { ProblemView } from '../components/ProblemView';
 import { StatusBadge } from '../components/StatusBadge';
+import { ScrollBox } from '../components/ScrollBox';
 
 const STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 type Status = (typeof STATUSES)[number];
@@ -23,7 +24,7 @@ export function ExecutionsPage() {
     'get',
     '/v1/executions',
     { params: { query } },
-    { initialPageParam: undefined, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
+    { initialPageParam: null, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
   );
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -39,7 +40,8 @@ export function ExecutionsPage() {
     }
     setParams(next);
   };
-  const local = (iso: string | undefined) => (iso ? new Date(new Date(iso).getTime() - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
+  const local = (iso: string | undefined) =>
+    iso ? new Date(new Date(iso).getTime() - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '';
   const items = (list.data?.pages ?? []).flatMap((page) => page.items);
   return (
     <div className="stack">
@@ -75,7 +77,7 @@ export function ExecutionsPage() {
         </button>
       </form>
       <ProblemView error={list.error} />
-      <div className="table-wrap">
+      <ScrollBox label="Executions">
         <table data-testid="executions">
           <caption className="visually-hidden">Executions, newest first</caption>
           <thead>
@@ -114,7 +116,7 @@ export function ExecutionsPage() {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       {!list.isPending && items.length === 0 && <p className="muted">No executions match.</p>}
       {list.hasNextPage && (
         <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>

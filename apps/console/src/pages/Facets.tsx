@@ -52,7 +52,13 @@ export function Facets({ view, params, setParams }: { view: CatalogView; params:
           {data[key].map((facet) => {
             const pressed = (key === 'phase' ? String(view.phase ?? '') : view[key]) === facet.value;
             return (
-              <button key={facet.value} type="button" className="facet" aria-pressed={pressed} onClick={() => toggleSingle(key, facet.value)}>
+              <button
+                key={facet.value}
+                type="button"
+                className="facet"
+                aria-pressed={pressed}
+                onClick={() => toggleSingle(key, facet.value)}
+              >
                 <span>{key === 'phase' ? `≤ ${facet.value}` : facet.value}</span> <span className="count">{facet.count}</span>
               </button>
             );
@@ -62,7 +68,13 @@ export function Facets({ view, params, setParams }: { view: CatalogView; params:
       <fieldset>
         <legend>{TITLES.tag}</legend>
         {data.tag.slice(0, 24).map((facet) => (
-          <button key={facet.value} type="button" className="facet" aria-pressed={view.tag.includes(facet.value)} onClick={() => toggleTag(facet.value)}>
+          <button
+            key={facet.value}
+            type="button"
+            className="facet"
+            aria-pressed={view.tag.includes(facet.value)}
+            onClick={() => toggleTag(facet.value)}
+          >
             <span>{facet.value}</span> <span className="count">{facet.count}</span>
           </button>
         ))}
@@ -80,7 +92,11 @@ export function Facets({ view, params, setParams }: { view: CatalogView; params:
         </fieldset>
       ))}
       {(view.domain || view.agent || view.phase || view.status || view.tag.length > 0) && (
-        <button type="button" className="link" onClick={() => setParams(view.q ? new URLSearchParams({ q: view.q }) : new URLSearchParams())}>
+        <button
+          type="button"
+          className="link"
+          onClick={() => setParams(view.q ? new URLSearchParams({ q: view.q }) : new URLSearchParams())}
+        >
           Clear filters
         </button>
       )}

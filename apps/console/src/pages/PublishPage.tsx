@@ -43,7 +43,8 @@ export function PublishPage() {
   };
   const invalid = dryRun.error as { problem?: { report?: unknown } } | null;
   const report = dryRun.data && dryRun.data.outcome === 'valid' ? dryRun.data : null;
-  if (access && !access.may.publish) return <p>This token may not publish (it is {access.role === 'agent' ? 'an agent' : access.role} token).</p>;
+  if (access && !access.may.publish)
+    return <p>This token may not publish (it is {access.role === 'agent' ? 'an agent' : access.role} token).</p>;
   return (
     <div className="stack">
       <h1>Publish a package</h1>
@@ -81,18 +82,22 @@ export function PublishPage() {
         {dryRun.error && (
           <>
             <ProblemView error={(dryRun.error as { problem?: unknown }).problem ?? dryRun.error} title="The dry run refused this package" />
-            {Array.isArray(invalid?.problem?.report) && <ValidationReport report={invalid.problem.report as never} caption="Validation report" />}
+            {Array.isArray(invalid?.problem?.report) && (
+              <ValidationReport report={invalid.problem.report as never} caption="Validation report" />
+            )}
           </>
         )}
         {report && (
           <>
             <p className="ok">
-              Dry run passed: {report.name} {report.version} <span className="muted">({report.content_hash.slice(0, 19)}…)</span>. Nothing is stored yet.
+              Dry run passed: {report.name} {report.version} <span className="muted">({report.content_hash.slice(0, 19)}…)</span>. Nothing
+              is stored yet.
             </p>
             <ValidationReport report={report.report} caption="Validation report" />
             {report.compatibility && (
               <p className={report.compatibility.accepted ? 'ok' : 'bad'}>
-                Against {report.compatibility.from}: {report.compatibility.compatible ? 'compatible' : 'breaking'} under the {report.compatibility.policy} policy
+                Against {report.compatibility.from}: {report.compatibility.compatible ? 'compatible' : 'breaking'} under the{' '}
+                {report.compatibility.policy} policy
                 {report.compatibility.accepted ? '' : ' — would be refused'}.
               </p>
             )}

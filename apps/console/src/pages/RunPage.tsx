@@ -89,7 +89,8 @@ export function RunPage() {
                 setJsonText(event.target.value);
                 try {
                   const parsed: unknown = JSON.parse(event.target.value);
-                  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the input must be a JSON object');
+                  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+                    throw new Error('the input must be a JSON object');
                   setInput(parsed as Record<string, unknown>);
                   setJsonProblem(null);
                 } catch (error) {
@@ -114,7 +115,8 @@ export function RunPage() {
         <div aria-live="polite" data-testid="validation">
           {errors.length > 0 ? (
             <p className="bad">
-              {errors.length} problem{errors.length === 1 ? '' : 's'} with the input: {errors.map((error) => `${error.pointer || '/'} ${error.message}`).join('; ')}
+              {errors.length} problem{errors.length === 1 ? '' : 's'} with the input:{' '}
+              {errors.map((error) => `${error.pointer || '/'} ${error.message}`).join('; ')}
             </p>
           ) : (
             <p className="ok">The input matches the schema.</p>

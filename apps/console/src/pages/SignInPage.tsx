@@ -16,8 +16,8 @@ export function SignInPage() {
     <section className="narrow">
       <h1>Sign in</h1>
       <p>
-        Paste a bearer token of this registry (an admin, publisher or agent token). It is kept in this tab's session storage only and
-        sent to this registry alone; closing the tab forgets it.
+        Paste a bearer token of this registry (an admin, publisher or agent token). It is kept in this tab's session storage only and sent
+        to this registry alone; closing the tab forgets it.
       </p>
       <form onSubmit={submit} className="stack">
         <label htmlFor="token">Token</label>

@@ -5,6 +5,7 @@ import { JsonBlock } from '../components/JsonBlock';
 import { ProblemView } from '../components/ProblemView';
 import { withParam } from './catalog-query';
 import { formatBytes } from './skill/FilesTab';
+import { ScrollBox } from '../components/ScrollBox';
 
 /** Saves a revision's content exactly as stored (GET …/content?revision=), through the typed client with the token. */
 async function download(branch: string, id: string, revision: number, filename: string): Promise<void> {
@@ -34,13 +35,13 @@ export function TwinPage() {
     'get',
     '/v1/twin/branches',
     { params: { query: { limit: 100 } } },
-    { initialPageParam: undefined, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
+    { initialPageParam: null, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
   );
   const products = api.useInfiniteQuery(
     'get',
     '/v1/twin/branches/{branch}/work-products',
     { params: { path: { branch }, query: { limit: 100 } } },
-    { initialPageParam: undefined, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
+    { initialPageParam: null, getNextPageParam: (page) => page.next_cursor ?? undefined, pageParamName: 'cursor' },
   );
   const branchItems = (branches.data?.pages ?? []).flatMap((page) => page.items);
   const productItems = (products.data?.pages ?? []).flatMap((page) => page.items);
@@ -54,7 +55,11 @@ export function TwinPage() {
           <ul className="plain select-list">
             {branchItems.map((item) => (
               <li key={item.name}>
-                <button type="button" aria-current={item.name === branch ? 'true' : undefined} onClick={() => setParams({ branch: item.name })}>
+                <button
+                  type="button"
+                  aria-current={item.name === branch ? 'true' : undefined}
+                  onClick={() => setParams({ branch: item.name })}
+                >
                   {item.name}
                   <span className="muted small">
                     {item.parent ? ` from ${item.parent}` : ''} · {formatBytes(item.bytes_written)}
@@ -87,7 +92,11 @@ export function TwinPage() {
           </ul>
         </nav>
         <section className="twin-detail" aria-label="Work product">
-          {workProductId ? <WorkProduct branch={branch} id={workProductId} revision={revision} /> : <p className="muted">Choose a work product.</p>}
+          {workProductId ? (
+            <WorkProduct branch={branch} id={workProductId} revision={revision} />
+          ) : (
+            <p className="muted">Choose a work product.</p>
+          )}
         </section>
       </div>
     </div>
@@ -98,7 +107,9 @@ function WorkProduct({ branch, id, revision }: { branch: string; id: string; rev
   const [params, setParams] = useSearchParams();
   const product = api.useQuery('get', '/v1/twin/branches/{branch}/work-products/{id}', { params: { path: { branch, id } } });
   const revisions = api.useQuery('get', '/v1/twin/branches/{branch}/work-products/{id}/revisions', { params: { path: { branch, id } } });
-  const constraints = api.useQuery('get', '/v1/twin/branches/{branch}/work-products/{id}/constraints', { params: { path: { branch, id } } });
+  const constraints = api.useQuery('get', '/v1/twin/branches/{branch}/work-products/{id}/constraints', {
+    params: { path: { branch, id } },
+  });
   const chosen = revision ?? product.data?.current.revision;
   const provenance = api.useQuery(
     'get',
@@ -117,7 +128,7 @@ function WorkProduct({ branch, id, revision }: { branch: string; id: string; rev
       <p className="muted small">
         <code>{product.data.uri}</code>
       </p>
-      <div className="table-wrap">
+      <ScrollBox label="Revisions">
         <table data-testid="revisions">
           <caption>Revisions</caption>
           <thead>
@@ -166,11 +177,16 @@ function WorkProduct({ branch, id, revision }: { branch: string; id: string; rev
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       <section aria-labelledby="constraints-title">
         <h3 id="constraints-title">Constraints</h3>
         <ProblemView error={constraints.error} />
-        {constraints.data && (constraints.data.revision === null ? <p className="muted">None set on {branch}.</p> : <JsonBlock value={constraints.data.constraints} label="Constraints" />)}
+        {constraints.data &&
+          (constraints.data.revision === null ? (
+            <p className="muted">None set on {branch}.</p>
+          ) : (
+            <JsonBlock value={constraints.data.constraints} label="Constraints" />
+          ))}
       </section>
       <section aria-labelledby="provenance-title">
         <h3 id="provenance-title">Provenance of r{chosen}</h3>
@@ -182,7 +198,8 @@ function WorkProduct({ branch, id, revision }: { branch: string; id: string; rev
               {provenance.data.written_by.execution_id && (
                 <>
                   {' '}
-                  in execution <Link to={`/executions/${provenance.data.written_by.execution_id}`}>{provenance.data.written_by.execution_id}</Link>
+                  in execution{' '}
+                  <Link to={`/executions/${provenance.data.written_by.execution_id}`}>{provenance.data.written_by.execution_id}</Link>
                 </>
               )}
               .
@@ -190,7 +207,9 @@ function WorkProduct({ branch, id, revision }: { branch: string; id: string; rev
             {provenance.data.written_by.read.length > 0 && (
               <p>It read: {provenance.data.written_by.read.map((read) => `${read.work_product_id} r${read.revision}`).join(', ')}.</p>
             )}
-            {provenance.data.read_by.length > 0 && <p>Read by: {provenance.data.read_by.map((read) => read.execution_id.slice(0, 8)).join(', ')}.</p>}
+            {provenance.data.read_by.length > 0 && (
+              <p>Read by: {provenance.data.read_by.map((read) => read.execution_id.slice(0, 8)).join(', ')}.</p>
+            )}
           </div>
         )}
       </section>

@@ -17,7 +17,7 @@ export class AccessController {
   @ApiOperation({
     summary: "What the caller's token may do",
     description:
-      'The identity and role of the bearer token (or `anonymous`), a publisher\'s scopes, and what it may do; with `skill`, ' +
+      "The identity and role of the bearer token (or `anonymous`), a publisher's scopes, and what it may do; with `skill`, " +
       'whether it may publish and deprecate that name. For clients that show only the allowed actions: every call is still decided by the server.',
   })
   @ApiQueryParams(accessQuery, { skill: 'A skill name: answer whether the token may publish and deprecate it' })

@@ -26,7 +26,10 @@ export class DescribeAccess {
         publish: publishes,
         promote: principal.role === 'admin',
       },
-      skill: skill === undefined ? null : { name: skill, may_publish: mayPublish(principal, skill), may_deprecate: mayPublish(principal, skill) },
+      skill:
+        skill === undefined
+          ? null
+          : { name: skill, may_publish: mayPublish(principal, skill), may_deprecate: mayPublish(principal, skill) },
     };
   }
 }

@@ -29,7 +29,7 @@ export class SearchController {
     status: 'Only this status (default: every status but DRAFT and ARCHIVED)',
     phase: 'Only skills usable at this phase (phase ≤ n, 1–3)',
     limit: 'Results to return, 1–100 (default 10); `total` counts all',
-    cursor: "`next_cursor` of the previous page: the next `limit` hits of the same ranking (up to the 10,000th)",
+    cursor: '`next_cursor` of the previous page: the next `limit` hits of the same ranking (up to the 10,000th)',
   })
   @ApiJson(200, searchResultsView, { description: 'The hits, best first', headers: ['ETag', 'Cache-Control'] })
   @ApiNotModified()

@@ -26,7 +26,10 @@ export const searchSkillsQuery = z
 export type SearchSkillsQuery = z.output<typeof searchSkillsQuery>;
 
 /** Query of GET /v1/facets: the catalog view's query and filters (`q` optional: without it, the list's). */
-export const catalogFacetsQuery = searchSkillsQuery.omit({ limit: true, cursor: true }).extend({ q: searchSkillsQuery.shape.q.optional() }).strict();
+export const catalogFacetsQuery = searchSkillsQuery
+  .omit({ limit: true, cursor: true })
+  .extend({ q: searchSkillsQuery.shape.q.optional() })
+  .strict();
 
 export type CatalogFacetsQuery = z.output<typeof catalogFacetsQuery>;
 

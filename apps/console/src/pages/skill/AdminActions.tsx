@@ -77,8 +77,8 @@ function PromoteForm({ name, version, onDone }: { name: string; version: string;
       <label htmlFor="promote-reason">Reason{force ? ' (required when forced)' : ''}</label>
       <textarea id="promote-reason" value={reason} onChange={(event) => setReason(event.target.value)} required={force} maxLength={2000} />
       <label className="check">
-        <input type="checkbox" checked={force} onChange={(event) => setForce(event.target.checked)} /> Force: promote even if the evidence fails (recorded as
-        forced)
+        <input type="checkbox" checked={force} onChange={(event) => setForce(event.target.checked)} /> Force: promote even if the evidence
+        fails (recorded as forced)
       </label>
       <ProblemView error={promote.error} title="Not promoted" />
       <div className="row">
@@ -132,7 +132,10 @@ function DeprecateForm({ name, version, onDone }: { name: string; version: strin
         ) : (
           <>
             <p>
-              Calls of {version}: {calls ? `${calls['7d'].executions} in 7 days, ${calls['30d'].executions} in 30, ${calls['90d'].executions} in 90` : 'none recorded'}
+              Calls of {version}:{' '}
+              {calls
+                ? `${calls['7d'].executions} in 7 days, ${calls['30d'].executions} in 30, ${calls['90d'].executions} in 90`
+                : 'none recorded'}
               {calls ? ` (${calls['30d'].callers} callers in 30 days)` : ''}.
             </p>
             <p>
@@ -150,7 +153,8 @@ function DeprecateForm({ name, version, onDone }: { name: string; version: strin
       <label htmlFor="deprecate-sunset">Sunset (optional)</label>
       <input id="deprecate-sunset" type="datetime-local" value={sunset} onChange={(event) => setSunset(event.target.value)} />
       <label className="check">
-        <input type="checkbox" checked={confirmed} onChange={(event) => setConfirmed(event.target.checked)} /> I have seen who depends on it and who calls it
+        <input type="checkbox" checked={confirmed} onChange={(event) => setConfirmed(event.target.checked)} /> I have seen who depends on it
+        and who calls it
       </label>
       <ProblemView error={deprecate.error} title="Not deprecated" />
       <div className="row">

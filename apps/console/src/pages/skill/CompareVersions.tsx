@@ -29,7 +29,12 @@ export function CompareVersions({ name, versions }: { name: string; versions: Sc
   const to = params.get('to') ?? ordered[ordered.length - 1];
   const [selected, setSelected] = useState<{ side: 'input' | 'output'; change: Change } | null>(null);
   const ready = from !== undefined && to !== undefined && from !== to;
-  const report = api.useQuery('get', '/v1/skills/{name}/compatibility', { params: { path: { name }, query: { from: from ?? '', to: to ?? '' } } }, { enabled: ready });
+  const report = api.useQuery(
+    'get',
+    '/v1/skills/{name}/compatibility',
+    { params: { path: { name }, query: { from: from ?? '', to: to ?? '' } } },
+    { enabled: ready },
+  );
   const older = versions.find((version) => version.version === from);
   const newer = versions.find((version) => version.version === to);
   return (
@@ -39,35 +44,33 @@ export function CompareVersions({ name, versions }: { name: string; versions: Sc
         <p className="muted">Only one version: nothing to compare.</p>
       ) : (
         <div className="row">
-          <label>
-            From{' '}
-            <select value={from} onChange={(event) => setParams(withParam(params, 'from', event.target.value))}>
-              {ordered.map((version) => (
-                <option key={version}>{version}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            To{' '}
-            <select value={to} onChange={(event) => setParams(withParam(params, 'to', event.target.value))}>
-              {ordered.map((version) => (
-                <option key={version}>{version}</option>
-              ))}
-            </select>
-          </label>
+          <label htmlFor="compare-from">From</label>
+          <select id="compare-from" value={from} onChange={(event) => setParams(withParam(params, 'from', event.target.value))}>
+            {ordered.map((version) => (
+              <option key={version}>{version}</option>
+            ))}
+          </select>
+          <label htmlFor="compare-to">To</label>
+          <select id="compare-to" value={to} onChange={(event) => setParams(withParam(params, 'to', event.target.value))}>
+            {ordered.map((version) => (
+              <option key={version}>{version}</option>
+            ))}
+          </select>
         </div>
       )}
       <ProblemView error={report.error} />
       {report.data && older && newer && (
         <div className="stack" data-testid="compatibility">
           <p className={report.data.compatible ? 'ok' : 'bad'}>
-            {report.data.from} → {report.data.to}: {report.data.compatible ? 'compatible' : 'breaking'} under the <code>{report.data.policy}</code> policy
+            {report.data.from} → {report.data.to}: {report.data.compatible ? 'compatible' : 'breaking'} under the{' '}
+            <code>{report.data.policy}</code> policy
             {report.data.accepted ? ' (accepted)' : ' (would be refused)'}
           </p>
           {(['input', 'output'] as const).map((side) => (
             <div key={side}>
               <h3>
-                {side === 'input' ? 'Input' : 'Output'}: {report.data[side].compatible ? 'compatible' : 'breaking'} ({report.data[side].direction})
+                {side === 'input' ? 'Input' : 'Output'}: {report.data[side].compatible ? 'compatible' : 'breaking'} (
+                {report.data[side].direction})
               </h3>
               {report.data[side].changes.length === 0 ? (
                 <p className="muted">No changes.</p>
@@ -95,23 +98,47 @@ export function CompareVersions({ name, versions }: { name: string; versions: Sc
                 <h4>
                   {from} at <code>{selected.change.old_pointer || '/'}</code>
                 </h4>
-                <JsonBlock value={at(selected.side === 'input' ? older.input_schema : older.output_schema, selected.change.old_pointer) ?? '(absent)'} />
+                <JsonBlock
+                  value={
+                    at(selected.side === 'input' ? older.input_schema : older.output_schema, selected.change.old_pointer) ?? '(absent)'
+                  }
+                />
               </div>
               <div>
                 <h4>
                   {to} at <code>{selected.change.new_pointer || '/'}</code>
                 </h4>
-                <JsonBlock value={at(selected.side === 'input' ? newer.input_schema : newer.output_schema, selected.change.new_pointer) ?? '(absent)'} />
+                <JsonBlock
+                  value={
+                    at(selected.side === 'input' ? newer.input_schema : newer.output_schema, selected.change.new_pointer) ?? '(absent)'
+                  }
+                />
               </div>
             </div>
           )}
           <div className="two-columns">
-            <SchemaView schema={older.input_schema} caption={`${from} input`} highlight={selected?.side === 'input' ? selected.change.old_pointer : null} />
-            <SchemaView schema={newer.input_schema} caption={`${to} input`} highlight={selected?.side === 'input' ? selected.change.new_pointer : null} />
+            <SchemaView
+              schema={older.input_schema}
+              caption={`${from} input`}
+              highlight={selected?.side === 'input' ? selected.change.old_pointer : null}
+            />
+            <SchemaView
+              schema={newer.input_schema}
+              caption={`${to} input`}
+              highlight={selected?.side === 'input' ? selected.change.new_pointer : null}
+            />
           </div>
           <div className="two-columns">
-            <SchemaView schema={older.output_schema} caption={`${from} output`} highlight={selected?.side === 'output' ? selected.change.old_pointer : null} />
-            <SchemaView schema={newer.output_schema} caption={`${to} output`} highlight={selected?.side === 'output' ? selected.change.new_pointer : null} />
+            <SchemaView
+              schema={older.output_schema}
+              caption={`${from} output`}
+              highlight={selected?.side === 'output' ? selected.change.old_pointer : null}
+            />
+            <SchemaView
+              schema={newer.output_schema}
+              caption={`${to} output`}
+              highlight={selected?.side === 'output' ? selected.change.new_pointer : null}
+            />
           </div>
           <FileDiff name={name} from={from as string} to={to as string} />
         </div>

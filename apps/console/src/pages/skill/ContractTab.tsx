@@ -5,7 +5,7 @@ import { SchemaView } from '../../components/SchemaView';
 export function ContractTab({ version }: { version: Schemas['SkillVersion'] }) {
   return (
     <div className="stack">
-      <div className="two-columns">
+      <div className="stack">
         <section aria-labelledby="input-title">
           <h2 id="input-title">Input</h2>
           <SchemaView schema={version.input_schema} caption="Input schema" />
@@ -34,7 +34,12 @@ export function ContractTab({ version }: { version: Schemas['SkillVersion'] }) {
           <ul>
             {version.validation.map((issue, index) => (
               <li key={index} className={issue.severity === 'error' ? 'bad' : 'warn-text'}>
-                <code>{issue.category}</code> <code>{issue.file}{issue.path ? ` ${issue.path}` : ''}</code> {issue.message}
+                <code>{issue.category}</code>{' '}
+                <code>
+                  {issue.file}
+                  {issue.path ? ` ${issue.path}` : ''}
+                </code>{' '}
+                {issue.message}
                 {issue.hint && <span className="muted"> — {issue.hint}</span>}
               </li>
             ))}

@@ -1,7 +1,15 @@
 import type { Schemas } from '../../api/client';
 
 /** The skill in the middle, what it needs on the left, what needs it on the right: a small SVG graph. */
-export function DependencyGraph({ name, dependsOn, dependents }: { name: string; dependsOn: Schemas['SkillDependency'][]; dependents: Schemas['Dependent'][] }) {
+export function DependencyGraph({
+  name,
+  dependsOn,
+  dependents,
+}: {
+  name: string;
+  dependsOn: Schemas['SkillDependency'][];
+  dependents: Schemas['Dependent'][];
+}) {
   const left = dependsOn.map((dependency) => `${dependency.name} ${dependency.range}`);
   const right = [...new Set(dependents.map((dependent) => `${dependent.name} ${dependent.version}`))];
   const rows = Math.max(1, left.length, right.length);

@@ -17,7 +17,13 @@ export function FileDiff({ name, from, to }: { name: string; from: string; to: s
   const rows = paths
     .map((path) => ({
       path,
-      change: !oldFiles.has(path) ? 'added' : !newFiles.has(path) ? 'removed' : oldFiles.get(path) === newFiles.get(path) ? 'same' : 'changed',
+      change: !oldFiles.has(path)
+        ? 'added'
+        : !newFiles.has(path)
+          ? 'removed'
+          : oldFiles.get(path) === newFiles.get(path)
+            ? 'same'
+            : 'changed',
     }))
     .filter((row) => row.change !== 'same');
   const parts = open && before.data !== undefined && after.data !== undefined ? diffLines(before.data, after.data) : null;
@@ -32,7 +38,12 @@ export function FileDiff({ name, from, to }: { name: string; from: string; to: s
             <li key={row.path}>
               <span className={`badge badge-${row.change}`}>{row.change}</span>{' '}
               {row.change === 'changed' ? (
-                <button type="button" className="link" aria-expanded={open === row.path} onClick={() => setOpen(open === row.path ? undefined : row.path)}>
+                <button
+                  type="button"
+                  className="link"
+                  aria-expanded={open === row.path}
+                  onClick={() => setOpen(open === row.path ? undefined : row.path)}
+                >
                   {row.path}
                 </button>
               ) : (

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../../api/client';
 import { ProblemView } from '../../components/ProblemView';
 import { useFileText } from './file-text';
+import { ScrollBox } from '../../components/ScrollBox';
 
 /** Size in words a person reads: 812 B, 12.4 KB. */
 export function formatBytes(bytes: number): string {
@@ -24,9 +25,11 @@ export function FilesTab({ name, version }: { name: string; version: string }) {
       <p className="muted">
         {files.data.files.length} files, {formatBytes(total)} · content hash <code className="digest">{files.data.content_hash}</code>
       </p>
-      <div className="table-wrap">
+      <ScrollBox label={`Files of ${name} ${version}`}>
         <table>
-          <caption className="visually-hidden">Files of {name} {version}</caption>
+          <caption className="visually-hidden">
+            Files of {name} {version}
+          </caption>
           <thead>
             <tr>
               <th scope="col">Path</th>
@@ -42,7 +45,12 @@ export function FilesTab({ name, version }: { name: string; version: string }) {
               <tr key={file.path}>
                 <th scope="row">
                   {TEXT_FILE.test(file.path) ? (
-                    <button type="button" className="link" aria-expanded={open === file.path} onClick={() => setOpen(open === file.path ? undefined : file.path)}>
+                    <button
+                      type="button"
+                      className="link"
+                      aria-expanded={open === file.path}
+                      onClick={() => setOpen(open === file.path ? undefined : file.path)}
+                    >
                       {file.path}
                     </button>
                   ) : (
@@ -62,7 +70,7 @@ export function FilesTab({ name, version }: { name: string; version: string }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       {open && (
         <section aria-label={`Contents of ${open}`}>
           <h2>{open}</h2>

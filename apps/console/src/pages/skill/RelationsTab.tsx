@@ -3,6 +3,7 @@ import { api, type Schemas } from '../../api/client';
 import { BarChart } from '../../components/BarChart';
 import { ProblemView } from '../../components/ProblemView';
 import { DependencyGraph } from './DependencyGraph';
+import { ScrollBox } from '../../components/ScrollBox';
 
 const WINDOWS = ['7d', '30d', '90d'] as const;
 
@@ -25,8 +26,13 @@ export function RelationsTab({ name, version }: { name: string; version: Schemas
           ))}
           {(dependents.data?.items ?? []).map((dependent) => (
             <li key={`${dependent.name}@${dependent.version}`}>
-              <Link to={`/skills/${encodeURIComponent(dependent.name)}`}>{dependent.name}</Link> {dependent.version} needs <code>{dependent.range}</code>
-              {dependent.satisfied_by.length === 0 ? <span className="bad"> (unsatisfied)</span> : ` (satisfied by ${dependent.satisfied_by.join(', ')})`}
+              <Link to={`/skills/${encodeURIComponent(dependent.name)}`}>{dependent.name}</Link> {dependent.version} needs{' '}
+              <code>{dependent.range}</code>
+              {dependent.satisfied_by.length === 0 ? (
+                <span className="bad"> (unsatisfied)</span>
+              ) : (
+                ` (satisfied by ${dependent.satisfied_by.join(', ')})`
+              )}
             </li>
           ))}
         </ul>
@@ -36,10 +42,14 @@ export function RelationsTab({ name, version }: { name: string; version: Schemas
         <ProblemView error={usage.error} />
         <div className="charts">
           {WINDOWS.map((window) => (
-            <BarChart key={window} title={`Executions, last ${window.replace('d', ' days')}`} bars={rows.map((row) => ({ label: row.version, value: row.windows[window].executions }))} />
+            <BarChart
+              key={window}
+              title={`Executions, last ${window.replace('d', ' days')}`}
+              bars={rows.map((row) => ({ label: row.version, value: row.windows[window].executions }))}
+            />
           ))}
         </div>
-        <div className="table-wrap">
+        <ScrollBox label="Deprecation readiness">
           <table>
             <caption>Deprecation readiness: callers and sessions per version</caption>
             <thead>
@@ -57,7 +67,9 @@ export function RelationsTab({ name, version }: { name: string; version: Schemas
             </thead>
             <tbody>
               {rows.map((row) => {
-                const stranded = (dependents.data?.items ?? []).filter((dependent) => dependent.satisfied_by.length === 1 && dependent.satisfied_by[0] === row.version);
+                const stranded = (dependents.data?.items ?? []).filter(
+                  (dependent) => dependent.satisfied_by.length === 1 && dependent.satisfied_by[0] === row.version,
+                );
                 const ready = row.windows['30d'].executions === 0 && stranded.length === 0;
                 return (
                   <tr key={row.version}>
@@ -70,14 +82,18 @@ export function RelationsTab({ name, version }: { name: string; version: Schemas
                     ))}
                     <td>{row.last_called_at ? new Date(row.last_called_at).toLocaleString() : 'never'}</td>
                     <td className={ready ? 'ok' : 'warn-text'}>
-                      {ready ? 'yes: no calls in 30 days, no dependent relies on it alone' : stranded.length > 0 ? `no: ${stranded.length} dependent(s) rely on it alone` : 'no: called in the last 30 days'}
+                      {ready
+                        ? 'yes: no calls in 30 days, no dependent relies on it alone'
+                        : stranded.length > 0
+                          ? `no: ${stranded.length} dependent(s) rely on it alone`
+                          : 'no: called in the last 30 days'}
                     </td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </section>
     </div>
   );

@@ -49,7 +49,11 @@ export function SkillPage() {
         </div>
         <div className="head-actions">
           <label htmlFor="version-select">Version</label>
-          <select id="version-select" value={selected.version} onChange={(event) => setParams(withParam(params, 'version', event.target.value))}>
+          <select
+            id="version-select"
+            value={selected.version}
+            onChange={(event) => setParams(withParam(params, 'version', event.target.value))}
+          >
             {current.versions.map((version) => (
               <option key={version.version} value={version.version}>
                 {version.version} ({version.status})
@@ -70,7 +74,10 @@ export function SkillPage() {
           {selected.deprecation.successor && (
             <>
               {' '}
-              · successor <Link to={`/skills/${encodeURIComponent(selected.deprecation.successor.split('@')[0] ?? '')}`}>{selected.deprecation.successor}</Link>
+              · successor{' '}
+              <Link to={`/skills/${encodeURIComponent(selected.deprecation.successor.split('@')[0] ?? '')}`}>
+                {selected.deprecation.successor}
+              </Link>
             </>
           )}
           {selected.deprecation.sunset && <> · sunset {new Date(selected.deprecation.sunset).toLocaleString()}</>}
@@ -78,7 +85,8 @@ export function SkillPage() {
       )}
       {selected.pending_dependencies.length > 0 && (
         <p className="warn" role="note">
-          Waits for dependencies no registered version satisfies: {selected.pending_dependencies.map((dependency) => `${dependency.name} ${dependency.range}`).join(', ')}
+          Waits for dependencies no registered version satisfies:{' '}
+          {selected.pending_dependencies.map((dependency) => `${dependency.name} ${dependency.range}`).join(', ')}
         </p>
       )}
       {tools.length > 0 && (

@@ -16,8 +16,8 @@ export function VersionsTab({ name, versions }: { name: string; versions: Schema
             <li key={index}>
               <time dateTime={event.at}>{new Date(event.at).toLocaleString()}</time>
               <div>
-                <strong>{event.version}</strong> {event.from ? <StatusBadge status={event.from} /> : 'new'} → <StatusBadge status={event.to} /> by{' '}
-                <span className="actor">{event.actor}</span>
+                <strong>{event.version}</strong> {event.from ? <StatusBadge status={event.from} /> : 'new'} →{' '}
+                <StatusBadge status={event.to} /> by <span className="actor">{event.actor}</span>
                 {event.forced && <span className="badge badge-forced">forced</span>}
                 {event.reason && <p className="reason">“{event.reason}”</p>}
                 {Object.keys(event.evidence).length > 0 && (
