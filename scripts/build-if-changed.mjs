@@ -1,4 +1,5 @@
-// `npm start`'s build: the steps of `npm run build` — prisma generate, build:sdk, tsc -p tsconfig.build.json —
+// `npm start`'s build: the steps of `npm run build` — prisma generate, build:sdk, tsc -p tsconfig.build.json — and the
+// console's (its API types, its bundle: apps/console/build.mjs),
 // each run only when its inputs or its outputs changed since it last succeeded here. With nothing changed
 // it hashes the sources (~0.1 s) instead of building (~13 s); with one file changed only the app step runs,
 // incrementally (tsconfig.build.json's tsbuildinfo). Inputs and outputs are hashed by content, so outputs
@@ -54,16 +55,23 @@ const steps = [
     keepFileList: true,
   },
   {
-    // The browser console (apps/console/build.mjs): the registry's OpenAPI document (from the built registry,
-    // so after the app step) typed into its client, then tsc and Vite into dist/console. Its inputs are its
-    // own sources and what the document is made of (the registry and the libs its views use).
-    name: 'console',
-    command: ['npm', ['run', '--silent', 'build', '-w', 'apps/console']],
+    // The console's API types (apps/console/build.mjs --types): the registry's OpenAPI document, written from the
+    // built registry (so after the app step), typed by openapi-typescript. Its inputs are what the document is made
+    // of (the registry and the libs its views use); its output is an input of the bundle below, which therefore
+    // runs only when the document (or the console) really changed.
+    name: 'console api types',
+    command: [process.execPath, ['apps/console/build.mjs', '--types']],
     after: ['tsc -p tsconfig.build.json'],
-    inputs: () => [...TOOLCHAIN, 'apps/console/package.json', ...filesUnder('apps/console'), ...filesUnder('apps/registry'), ...filesUnder('libs')].filter(
-      (file) => file !== CONSOLE_GENERATED,
-    ),
-    outputs: ['dist/console', CONSOLE_GENERATED],
+    inputs: () => [...TOOLCHAIN, 'apps/console/build.mjs', ...filesUnder('apps/registry'), ...filesUnder('libs')],
+    outputs: [CONSOLE_GENERATED],
+  },
+  {
+    // The browser console (apps/console/build.mjs --bundle): tsc, then Vite into dist/console.
+    name: 'console',
+    command: [process.execPath, ['apps/console/build.mjs', '--bundle']],
+    after: ['console api types'],
+    inputs: () => [...TOOLCHAIN, ...filesUnder('apps/console')],
+    outputs: ['dist/console'],
   },
 ];
 

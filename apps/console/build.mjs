@@ -19,7 +19,14 @@ function step(command, args) {
   }
 }
 
-step(process.execPath, [path.join(root, 'dist/apps/registry/src/openapi/write-document-cli.js'), documentPath]);
-step(bin('openapi-typescript'), [documentPath, '-o', path.join(here, 'src/api/openapi.gen.ts'), '--silent']);
-step(bin('tsc'), ['-p', path.join(here, 'tsconfig.json')]);
-step(bin('vite'), ['build', '--config', path.join(here, 'vite.config.ts'), '--logLevel', 'warn']);
+// `--types` or `--bundle` runs one half (scripts/build-if-changed.mjs runs them as two steps, so that a change of
+// the registry that leaves its document as it was does not bundle the console again); neither runs both.
+const only = process.argv[2];
+if (only !== '--bundle') {
+  step(process.execPath, [path.join(root, 'dist/apps/registry/src/openapi/write-document-cli.js'), documentPath]);
+  step(bin('openapi-typescript'), [documentPath, '-o', path.join(here, 'src/api/openapi.gen.ts'), '--silent']);
+}
+if (only !== '--types') {
+  step(bin('tsc'), ['-p', path.join(here, 'tsconfig.json')]);
+  step(bin('vite'), ['build', '--config', path.join(here, 'vite.config.ts'), '--logLevel', 'warn']);
+}

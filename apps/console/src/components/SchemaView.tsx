@@ -72,7 +72,18 @@ function rowsOf(schema: Schema, pointer: string, depth: number, into: Row[]): Ro
  * A JSON Schema as a table a person reads: each property with its type, whether it is required, its
  * constraints and description; `highlight` marks the row at a JSON pointer (a compatibility change).
  */
-export function SchemaView({ schema, caption, highlight }: { schema: unknown; caption: string; highlight?: string | null }) {
+export function SchemaView({
+  schema,
+  caption,
+  highlight,
+  compact = false,
+}: {
+  schema: unknown;
+  caption: string;
+  highlight?: string | null;
+  /** Without descriptions: two schemas side by side. */
+  compact?: boolean;
+}) {
   const root = asSchema(schema);
   if (!root) return <p className="muted">{caption}: no schema.</p>;
   const rows = rowsOf(root, '', 0, []);
@@ -85,7 +96,7 @@ export function SchemaView({ schema, caption, highlight }: { schema: unknown; ca
   }
   return (
     <ScrollBox label={caption}>
-      <table className="schema">
+      <table className={compact ? 'schema compact' : 'schema'}>
         <caption>
           {caption}
           {root.additionalProperties === false && <span className="muted"> · closed (no other properties)</span>}
@@ -95,7 +106,7 @@ export function SchemaView({ schema, caption, highlight }: { schema: unknown; ca
             <th scope="col">Property</th>
             <th scope="col">Type</th>
             <th scope="col">Constraints</th>
-            <th scope="col">Description</th>
+            {!compact && <th scope="col">Description</th>}
           </tr>
         </thead>
         <tbody>
@@ -116,7 +127,7 @@ export function SchemaView({ schema, caption, highlight }: { schema: unknown; ca
                 <code>{typeOf(row.schema)}</code>
               </td>
               <td className="muted">{constraintsOf(row.schema)}</td>
-              <td>{typeof row.schema.description === 'string' ? row.schema.description : ''}</td>
+              {!compact && <td>{typeof row.schema.description === 'string' ? row.schema.description : ''}</td>}
             </tr>
           ))}
         </tbody>

@@ -2,7 +2,7 @@ import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendJsonRead } from '../skills/conditional-get.js';
-import { ApiJson, ApiNotModified, ApiQueryParams } from '../openapi/api-decorators.js';
+import { ApiJson, ApiNotModified, ApiProblems, ApiQueryParams } from '../openapi/api-decorators.js';
 import { parseSearchSkillsQuery, searchSkillsQuery } from './search.dto.js';
 import { searchResultsView } from './search.views.js';
 import { SearchReads } from './search-reads.js';
@@ -33,6 +33,7 @@ export class SearchController {
   })
   @ApiJson(200, searchResultsView, { description: 'The hits, best first', headers: ['ETag', 'Cache-Control'] })
   @ApiNotModified()
+  @ApiProblems('INVALID_CURSOR')
   search(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     sendJsonRead(request, reply, this.reads.search(parseSearchSkillsQuery(rawQuery)));
   }

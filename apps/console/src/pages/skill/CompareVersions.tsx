@@ -64,7 +64,11 @@ export function CompareVersions({ name, versions }: { name: string; versions: Sc
           <p className={report.data.compatible ? 'ok' : 'bad'}>
             {report.data.from} → {report.data.to}: {report.data.compatible ? 'compatible' : 'breaking'} under the{' '}
             <code>{report.data.policy}</code> policy
-            {report.data.accepted ? ' (accepted)' : ' (would be refused)'}
+            {report.data.accepted
+              ? report.data.compatible
+                ? ''
+                : ': accepted, the policy allows this break'
+              : ': this change would be refused'}
           </p>
           {(['input', 'output'] as const).map((side) => (
             <div key={side}>
@@ -118,11 +122,13 @@ export function CompareVersions({ name, versions }: { name: string; versions: Sc
           )}
           <div className="two-columns">
             <SchemaView
+              compact
               schema={older.input_schema}
               caption={`${from} input`}
               highlight={selected?.side === 'input' ? selected.change.old_pointer : null}
             />
             <SchemaView
+              compact
               schema={newer.input_schema}
               caption={`${to} input`}
               highlight={selected?.side === 'input' ? selected.change.new_pointer : null}
@@ -130,11 +136,13 @@ export function CompareVersions({ name, versions }: { name: string; versions: Sc
           </div>
           <div className="two-columns">
             <SchemaView
+              compact
               schema={older.output_schema}
               caption={`${from} output`}
               highlight={selected?.side === 'output' ? selected.change.old_pointer : null}
             />
             <SchemaView
+              compact
               schema={newer.output_schema}
               caption={`${to} output`}
               highlight={selected?.side === 'output' ? selected.change.new_pointer : null}
