@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, memo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, type Schemas } from '../api/client';
 import { ProblemView } from '../components/ProblemView';
@@ -96,7 +96,8 @@ export function CatalogPage() {
   );
 }
 
-function SkillCard({ item }: { item: Item }) {
+/** One card; memoised, so that a page appended by "More" renders only its own cards (the others keep their items). */
+const SkillCard = memo(function SkillCard({ item }: { item: Item }) {
   return (
     <li className="card">
       <div className="card-head">
@@ -130,4 +131,4 @@ function SkillCard({ item }: { item: Item }) {
       )}
     </li>
   );
-}
+});
