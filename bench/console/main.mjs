@@ -1,3 +1,4 @@
+/* global window, document, sessionStorage, PerformanceObserver, MutationObserver -- the functions passed to page.evaluate run in the browser */
 // bench/console: the browser console's budget (issue 25), against the built registry on loopback with 1,000
 // generated skills, in Debian's chromium (playwright-core), in one run:
 //   - JavaScript ≤ 300 KB gzipped: every script of dist/console, as the registry serves it (gzip);

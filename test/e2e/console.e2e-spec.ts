@@ -12,6 +12,11 @@ import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT, tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 
+// What the steps passed to page.evaluate touch in the browser (this program is typed for Node, without the DOM).
+declare const window: { innerWidth: number };
+declare const document: { documentElement: { scrollWidth: number }; activeElement: { textContent: string | null; id: string } | null };
+declare const DataTransfer: new () => { items: { add(file: unknown): void } };
+
 const CATALOG = path.join(REPO_ROOT, 'skills');
 const CONSOLE_DIR = path.join(REPO_ROOT, 'dist/console');
 /** How long one step waits for the page (a run or a promotion waits longer, each says so). */

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { REPO_ROOT } from './skill-packages.js';
 
@@ -9,7 +9,7 @@ import { REPO_ROOT } from './skill-packages.js';
 const CHROMIUM = '/usr/bin/chromium';
 
 /** Where the console suite writes a screenshot of each page it visits (kept out of git: .gitignore). */
-export const SCREENSHOTS = path.join(REPO_ROOT, 'test/e2e/console-screenshots');
+const SCREENSHOTS = path.join(REPO_ROOT, 'test/e2e/console-screenshots');
 
 export interface RunningBrowser {
   context: BrowserContext;

@@ -5,7 +5,6 @@ import { readToken } from '../access/token';
 
 /** The registry's types, generated from its OpenAPI document at build time (build.mjs). */
 export type Schemas = components['schemas'];
-export type Problem = Schemas['ProblemDetails'];
 
 /** Every call carries the signed-in token, read at the moment of the call (sign-in and sign-out apply at once). */
 const bearer: Middleware = {
@@ -24,10 +23,10 @@ fetchClient.use(bearer);
 export const api = createQueryClient(fetchClient);
 
 /** A problem details answer (RFC 9457) as an Error, so that queries and mutations can throw it. */
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly problem: Partial<Problem> & Record<string, unknown>,
+    readonly problem: Partial<Schemas['ProblemDetails']> & Record<string, unknown>,
   ) {
     super(typeof problem.detail === 'string' ? problem.detail : `HTTP ${status}`);
   }

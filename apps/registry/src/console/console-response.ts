@@ -7,7 +7,7 @@ import { ConsoleAssets } from './console-assets.js';
  * other origin, no framing. The console is built to need nothing else (no CDN, fonts bundled, no eval:
  * its JSON Schema validator interprets schemas instead of compiling them to code).
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
