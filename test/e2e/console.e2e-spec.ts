@@ -295,6 +295,13 @@ describe('console (browser)', () => {
       const root = await tempRoot('console-publish-');
       const broken = await writeEchoSkill(root, { name: 'console_broken', definition: { timeout_seconds: -5 } });
       const good = await writeEchoSkill(root, { name: 'console_echo' });
+      // Its instructions try what an adversary would: raw HTML, a script, a javascript: link, an image that runs code.
+      await writeFile(
+        path.join(good, 'SKILL.md'),
+        '---\nname: console-echo\ndescription: Echoes a text back with its length (test-only skill).\n---\n\n# console_echo\n\n' +
+          '<script>window.__pwned = 1</script>\n\n<img src=x onerror="window.__pwned = 2">\n\n' +
+          '[click me](javascript:window.__pwned=3)\n\n| field | meaning |\n|---|---|\n| text | what to echo |\n',
+      );
       const brokenArchive = path.join(packages, 'console_broken.tgz');
       const goodArchive = path.join(packages, 'console_echo.tgz');
       await writeFile(brokenArchive, await packPackageArchive(await readPackageDir(broken)));
@@ -333,6 +340,16 @@ describe('console (browser)', () => {
         version: '1.0.0',
         status: 'REGISTERED',
       });
+
+      // Its SKILL.md rendered as Markdown (the table too), and nothing of the HTML or the script link alive.
+      await page.getByTestId('published').getByRole('link', { name: 'console_echo 1.0.0' }).click();
+      await page.getByRole('tab', { name: 'Instructions' }).click();
+      await page.locator('.markdown table').getByText('what to echo').waitFor();
+      expect(await page.locator('.markdown script, .markdown img').count()).toBe(0);
+      expect(await page.locator('.markdown a', { hasText: 'click me' }).getAttribute('href')).toBeFalsy();
+      await page.locator('.markdown a', { hasText: 'click me' }).click();
+      expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+      await accessible('skill-instructions-hostile');
     },
     TEST_TIMEOUT,
   );
@@ -397,7 +414,8 @@ describe('console (browser)', () => {
       // The sections are tabs: arrow keys move between them.
       await page.getByRole('tab', { name: 'Contract' }).focus();
       await page.keyboard.press('ArrowRight');
-      expect(await page.getByRole('tab', { name: 'Instructions' }).getAttribute('aria-selected')).toBe('true');
+      await page.getByRole('tab', { name: 'Instructions', selected: true }).waitFor();
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Instructions');
       const origin = new URL(registry.baseUrl).origin;
       expect(browser.requests.filter((request) => !request.startsWith(`${origin}/`) && !/^(data|blob):/.test(request))).toEqual([]);
     },

@@ -37,8 +37,16 @@ const CONSTRAINTS = [
   'default',
 ];
 
+/** Bounds that say nothing to a reader: zod's int() writes the safe-integer range, and a format's own pattern. */
+function says(schema: Schema, key: string): boolean {
+  const value = schema[key];
+  if ((key === 'minimum' || key === 'maximum') && typeof value === 'number') return Math.abs(value) !== Number.MAX_SAFE_INTEGER;
+  if (key === 'pattern') return typeof schema.format !== 'string';
+  return true;
+}
+
 function constraintsOf(schema: Schema): string {
-  return CONSTRAINTS.filter((key) => key in schema)
+  return CONSTRAINTS.filter((key) => key in schema && says(schema, key))
     .map((key) => `${key} ${JSON.stringify(schema[key])}`)
     .join(', ');
 }

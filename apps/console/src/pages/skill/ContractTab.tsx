@@ -23,7 +23,11 @@ export function ContractTab({ version }: { version: Schemas['SkillVersion'] }) {
             <h3>{example.description ?? `Example ${index + 1}`}</h3>
             <div className="two-columns">
               <JsonBlock value={example.input} label={`Example ${index + 1} input`} />
-              <JsonBlock value={example.output ?? null} label={`Example ${index + 1} output`} />
+              {example.output === undefined ? (
+                <p className="muted">No output declared: the example is run, its output not compared.</p>
+              ) : (
+                <JsonBlock value={example.output} label={`Example ${index + 1} output`} />
+              )}
             </div>
           </div>
         ))}
