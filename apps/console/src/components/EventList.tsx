@@ -19,6 +19,8 @@ function describe(event: ExecutionEvent): string {
       return `read twin ${event.work_product_id} r${event.revision} on ${event.branch}`;
     case 'twin_written':
       return `wrote twin ${event.kind} ${event.work_product_id} r${event.revision} on ${event.branch}`;
+    case 'hook_failed':
+      return `hook ${event.hook} (${event.phase}) failed${event.fail_closed ? ', which stops the run' : ''}: ${event.error}`;
     case 'succeeded':
       return `succeeded after ${event.duration_ms} ms`;
     case 'failed':
