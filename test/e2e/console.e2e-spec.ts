@@ -113,6 +113,18 @@ describe('console (browser)', () => {
       // A page of the app (a deep link) gets the app; a missing asset is a 404, never the app.
       expect(await (await fetch(url('/skills/compare_results?tab=versions'))).text()).toBe(html);
       expect((await fetch(url('/assets/missing-0000.js'))).status).toBe(404);
+      // Only the built files are served, whatever the path says (they are held in memory, looked up by name).
+      for (const hostile of [
+        '/assets/..%2f..%2fpackage.json',
+        '/..%2f..%2f..%2fpackage.json',
+        '/%2e%2e/%2e%2e/package.json',
+        '/assets/%00.js',
+      ]) {
+        const answer = await fetch(url(hostile));
+        expect({ hostile, status: answer.status }).toEqual({ hostile, status: expect.any(Number) });
+        expect(answer.status === 404 || answer.status === 400).toBe(true);
+        expect(await answer.text()).not.toContain('"workspaces"');
+      }
       // With AGENT_TOKENS set the API needs a token, the console itself does not.
       expect((await call(registry.baseUrl, 'GET', '/v1/access')).status).toBe(401);
     },
@@ -275,6 +287,7 @@ describe('console (browser)', () => {
       expect(await page.getByRole('button', { name: /Promote|Deprecate/ }).count()).toBe(0);
       await accessible('skill-as-agent');
       // What a person could send from the page by hand with this token: refused, nothing changed.
+      const before = (await admin('GET', '/v1/skills/validate_stress/versions/1.0.0')).body;
       const forged = await page.evaluate(async (token) => {
         const response = await fetch('/v1/admin/skills/validate_stress/versions/1.0.0/promote', {
           method: 'POST',
@@ -284,7 +297,12 @@ describe('console (browser)', () => {
         return { status: response.status, body: await response.json() };
       }, AGENT_TOKEN);
       expect(forged).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
-      expect((await admin('GET', '/v1/skills/validate_stress/versions/1.0.0')).body.status).toBe('REGISTERED');
+      const after = (await admin('GET', '/v1/skills/validate_stress/versions/1.0.0')).body;
+      expect({ status: after.status, changed: after.status_changed_at }).toEqual({
+        status: before.status,
+        changed: before.status_changed_at,
+      });
+      expect(after.status).not.toBe('ACTIVE');
     },
     TEST_TIMEOUT,
   );
