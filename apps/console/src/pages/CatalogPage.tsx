@@ -14,6 +14,7 @@ type Item = Pick<
 };
 
 const PAGE = 50;
+const wideAtStart = typeof window !== 'undefined' && window.matchMedia('(min-width: 901px)').matches;
 
 /** The catalog: ranked search when there is a query (GET /v1/search), else every skill in name order (GET /v1/skills). */
 export function CatalogPage() {
@@ -54,7 +55,11 @@ export function CatalogPage() {
   return (
     <div className="with-sidebar">
       <aside aria-label="Filters">
-        <Facets view={view} params={params} setParams={setParams} />
+        {/* Open beside the results on a wide screen; folded above them in a narrow window. */}
+        <details className="filters-box" open={wideAtStart}>
+          <summary>Filters</summary>
+          <Facets view={view} params={params} setParams={setParams} />
+        </details>
       </aside>
       <section aria-labelledby="catalog-title">
         <h1 id="catalog-title">Catalog</h1>
