@@ -1,12 +1,13 @@
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { featureFolders } from './scripts/eslint-feature-folders.mjs';
 import { sourceAliases } from './scripts/source-aliases.mjs';
 
 /** The apps (apps/<name>): each stands on libs only. */
-const APPS = ['registry', 'executor', 'cli', 'adapters'];
+const APPS = ['registry', 'executor', 'cli', 'adapters', 'console'];
 
 /** Infrastructure clients: only adapters (repositories, ports' implementations, modules' wiring) import them. */
 const INFRASTRUCTURE = ['pg', 'ioredis', 'bullmq', '@prisma/client'];
@@ -24,7 +25,16 @@ const INTO_LIBS = relativeLibImports(/^\.{1,2}\/(.*\/)?libs\/(?!skill-sdk\/)/.so
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'dist/', '**/dist/', 'coverage/', 'libs/database/src/generated/', 'test/fixtures/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '**/dist/',
+      'coverage/',
+      'libs/database/src/generated/',
+      'test/fixtures/',
+      'test/e2e/console-screenshots/',
+      'apps/console/src/api/openapi.gen.ts',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -157,6 +167,15 @@ export default tseslint.config(
         ...relativeLibImports(/^(\.\.\/){2,}[\w-]+\/src\//.source),
       ],
     },
+  },
+  {
+    // The console (apps/console) runs in a browser: React's rules of hooks, and the browser's globals.
+    files: ['apps/console/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', sessionStorage: 'readonly', FormData: 'readonly' },
+    },
+    rules: reactHooks.configs['recommended-latest'].rules,
   },
   {
     // Tests read loosely typed JSON bodies.

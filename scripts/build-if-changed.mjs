@@ -1,4 +1,5 @@
-// `npm start`'s build: the steps of `npm run build` — prisma generate, build:sdk, tsc -p tsconfig.build.json —
+// `npm start`'s build: the steps of `npm run build` — prisma generate, build:sdk, tsc -p tsconfig.build.json — and the
+// console's (its API types, its bundle: apps/console/build.mjs),
 // each run only when its inputs or its outputs changed since it last succeeded here. With nothing changed
 // it hashes the sources (~0.1 s) instead of building (~13 s); with one file changed only the app step runs,
 // incrementally (tsconfig.build.json's tsbuildinfo). Inputs and outputs are hashed by content, so outputs
@@ -15,6 +16,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STATE_FILE = path.join(root, 'node_modules/.cache/build-if-changed/state.json');
 const STATE_VERSION = 1;
 const TS_BUILD_INFO = 'dist/tsconfig.build.tsbuildinfo'; // tsconfig.build.json's tsBuildInfoFile
+/** The console's API types, written by its build from the registry's OpenAPI document (an output, not an input). */
+const CONSOLE_GENERATED = 'apps/console/src/api/openapi.gen.ts';
 /** Never inputs: outputs, installed packages, caches, VCS. */
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.git', 'coverage', '.jiti-cache']);
 /** What every step depends on: dependency and toolchain versions, the shared compiler options, this script. */
@@ -39,7 +42,13 @@ const steps = [
     name: 'tsc -p tsconfig.build.json',
     command: [path.join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json']],
     after: ['prisma generate'],
-    inputs: () => [...TOOLCHAIN, 'tsconfig.build.json', ...filesUnder('apps'), ...filesUnder('libs')],
+    // (apps/console is not compiled here: tsconfig.build.json leaves it out, its own steps below build it.)
+    inputs: () => [
+      ...TOOLCHAIN,
+      'tsconfig.build.json',
+      ...filesUnder('apps').filter((file) => !file.startsWith('apps/console/')),
+      ...filesUnder('libs'),
+    ],
     // What tsc emits (other files in dist/, e.g. openapi.json written by a test, are not its business).
     outputs: ['dist/apps', 'dist/libs', TS_BUILD_INFO],
     // tsc's incremental mode never re-emits an output that was deleted: when a file it left is gone
@@ -50,6 +59,25 @@ const steps = [
       if (force || !previous?.files || !intact) rmSync(path.join(root, TS_BUILD_INFO), { force: true });
     },
     keepFileList: true,
+  },
+  {
+    // The console's API types (apps/console/build.mjs --types): the registry's OpenAPI document, written from the
+    // built registry (so after the app step), typed by openapi-typescript. Its inputs are what the document is made
+    // of (the registry and the libs its views use); its output is an input of the bundle below, which therefore
+    // runs only when the document (or the console) really changed.
+    name: 'console api types',
+    command: [process.execPath, ['apps/console/build.mjs', '--types']],
+    after: ['tsc -p tsconfig.build.json'],
+    inputs: () => [...TOOLCHAIN, 'apps/console/build.mjs', ...filesUnder('apps/registry'), ...filesUnder('libs')],
+    outputs: [CONSOLE_GENERATED],
+  },
+  {
+    // The browser console (apps/console/build.mjs --bundle): tsc, then Vite into dist/console.
+    name: 'console',
+    command: [process.execPath, ['apps/console/build.mjs', '--bundle']],
+    after: ['console api types'],
+    inputs: () => [...TOOLCHAIN, ...filesUnder('apps/console')],
+    outputs: ['dist/console'],
   },
 ];
 

@@ -6,7 +6,8 @@ set -euo pipefail
 
 [ "${SKIP_PROGRAM_INSTALL:-false}" = "true" ] && exit 0
 
-PROGRAMS="ngspice calculix-ccx gmsh bubblewrap"
+# chromium: the browser the console's end-to-end test drives (playwright-core; test/e2e/console.e2e-spec.ts).
+PROGRAMS="ngspice calculix-ccx gmsh bubblewrap chromium"
 kicad_ok() { kicad-cli version 2>/dev/null | grep -q '^9\.'; }
 if dpkg -s $PROGRAMS >/dev/null 2>&1 && kicad_ok; then exit 0; fi
 

@@ -270,7 +270,7 @@ describe('OpenAPI contract', () => {
         .join('')
         .replace(/\/:(\w+)/g, '/{$1}')
         .replace(/\/?\*$/, '/{path}');
-      if (route.startsWith('/docs')) continue;
+      if (route.startsWith('/docs') || route.startsWith('/console')) continue; // the UIs: documentation, and the console's static files
       for (const method of methods.split(', ').filter((m) => m && m !== 'HEAD')) served.push(`${method} ${route}`);
     }
     const documented = operations().map(({ method, template }) => `${method} ${template}`);
@@ -335,6 +335,20 @@ describe('OpenAPI contract', () => {
     if (searchTag)
       expect((await send('GET', '/v1/search', { query: 'q=echo&tag=test', headers: { 'if-none-match': searchTag } })).status).toBe(304);
     expect((await send('GET', '/v1/search')).status).toBe(400);
+    // Search pages by cursor: the next page continues the same ranking.
+    const firstHit = await send('GET', '/v1/search', { query: 'q=echo&limit=1' });
+    expect(firstHit.body.next_cursor).toEqual(expect.any(String));
+    const nextHit = await send('GET', '/v1/search', { query: `q=echo&limit=1&cursor=${firstHit.body.next_cursor}` });
+    expect(nextHit.body.items[0].name).not.toBe(firstHit.body.items[0].name);
+    expect((await send('GET', '/v1/search', { query: 'q=echo&cursor=bm90LWEtY3Vyc29y' })).body.code).toBe('INVALID_CURSOR');
+    const facets = await send('GET', '/v1/facets', { query: 'tag=test' });
+    expect(facets.body.facets.tag).toContainEqual({ value: 'test', count: facets.body.total });
+    expect((await send('GET', '/v1/facets', { query: 'limit=5' })).body.code).toBe('VALIDATION_FAILED');
+    expect((await send('GET', '/v1/access', { token: ADMIN_TOKEN, query: 'skill=echo_text' })).body).toMatchObject({
+      role: 'admin',
+      skill: { name: 'echo_text', may_publish: true, may_deprecate: true },
+    });
+    expect((await send('GET', '/v1/access', { query: 'skill=' })).body.code).toBe('VALIDATION_FAILED');
     expect((await send('GET', '/v1/tools')).body).toEqual({ items: [], adapters: [] });
     expect((await send('GET', '/v1/tools', { query: 'nope=1' })).status).toBe(400);
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
@@ -421,6 +435,11 @@ describe('OpenAPI contract', () => {
     expect((await send('GET', '/v1/executions/{id}', { params: unknown })).body.code).toBe('EXECUTION_NOT_FOUND');
     expect((await send('GET', '/v1/executions', { query: 'skill=echo_text&limit=1' })).body.next_cursor).toEqual(expect.any(String));
     expect((await send('GET', '/v1/executions', { query: 'cursor=bm90LWEtY3Vyc29y' })).body.code).toBe('INVALID_CURSOR');
+    expect(
+      (await send('GET', '/v1/executions', { query: `since=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}` })).body
+        .items,
+    ).toEqual([]);
+    expect((await send('GET', '/v1/executions', { query: 'since=yesterday' })).body.code).toBe('VALIDATION_FAILED');
     const events = await send('GET', '/v1/executions/{id}/events', { params: id });
     expect(sseData(events.text).map((event) => event.type)).toEqual(['queued', 'started', 'succeeded']);
     expect((await send('GET', '/v1/executions/{id}/events', { params: unknown })).status).toBe(404);

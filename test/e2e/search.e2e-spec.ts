@@ -114,6 +114,61 @@ describe('ranked search over REST', () => {
     expect(limited.body.total).toBe(3);
   });
 
+  it('pages the ranking by cursor: the pages, put together, are the ranking in one page', async () => {
+    const whole = await call(registry.baseUrl, 'GET', '/v1/search?q=stress%20margin%20thermal&limit=100');
+    expect(whole.body.next_cursor).toBeNull();
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: any } = await call(
+        registry.baseUrl,
+        'GET',
+        `/v1/search?q=stress%20margin%20thermal&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(page.status).toBe(200);
+      expect(page.body.total).toBe(whole.body.total);
+      paged.push(...page.body.items.map((item: { name: string }) => item.name));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(paged).toEqual(whole.body.items.map((item: { name: string }) => item.name));
+    expect(paged.length).toBeGreaterThan(2);
+    // A list cursor is not a search cursor, and neither is a made-up one.
+    const listCursor = (await call(registry.baseUrl, 'GET', '/v1/skills?limit=1')).body.next_cursor;
+    for (const bad of [listCursor, 'bm90LWEtY3Vyc29y']) {
+      expect((await call(registry.baseUrl, 'GET', `/v1/search?q=stress&cursor=${bad}`)).body.code).toBe('INVALID_CURSOR');
+    }
+  });
+
+  it('counts facets over the skills the same view shows (the search with q, the list without)', async () => {
+    const facets = async (query: string) => (await call(registry.baseUrl, 'GET', `/v1/facets${query}`)).body;
+    const listed = (await call(registry.baseUrl, 'GET', '/v1/skills?limit=100')).body.items;
+    const all = await facets('');
+    expect(all.total).toBe(listed.length);
+    const domains = new Map<string, number>();
+    for (const item of listed) domains.set(item.domain, (domains.get(item.domain) ?? 0) + 1);
+    expect(all.facets.domain).toEqual(
+      [...domains].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value)),
+    );
+    expect(all.facets.format).toEqual([{ value: 'typescript', count: listed.length }]);
+    // run_fea_stress needs calculix.run_fea, which no adapter offers here.
+    expect(all.facets.tools).toEqual([
+      { value: 'none required', count: listed.length - 1 },
+      { value: 'some unavailable', count: 1 },
+    ]);
+    const searched = await call(registry.baseUrl, 'GET', '/v1/search?q=stress&limit=100');
+    const stress = await facets('?q=stress');
+    expect(stress.total).toBe(searched.body.total);
+    expect(stress.facets.tag.find((facet: { value: string }) => facet.value === 'stress').count).toBe(
+      searched.body.items.filter((item: { tags: string[] }) => item.tags.includes('stress')).length,
+    );
+    const narrowed = await facets('?q=stress&tag=fea');
+    expect(narrowed).toMatchObject({
+      total: 1,
+      facets: { domain: [{ value: 'mechanical', count: 1 }], phase: [{ value: '2', count: 1 }] },
+    });
+    expect((await call(registry.baseUrl, 'GET', '/v1/facets?q=%20')).body.code).toBe('VALIDATION_FAILED');
+  });
+
   it('leaves DRAFT skills out unless the status filter asks for them', async () => {
     expect(await names('q=probe')).toEqual([]);
     expect(await names('q=probe&status=DRAFT')).toEqual(['draft_stress_probe']);

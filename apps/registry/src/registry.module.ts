@@ -1,5 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { AccessModule } from './access/access.module.js';
+import { ConsoleModule } from './console/console.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { CoreModule } from './core.module.js';
@@ -52,6 +54,8 @@ export class RegistryModule {
         TwinModule,
         McpModule,
         AgentsModule,
+        AccessModule,
+        ConsoleModule,
       ],
       controllers: config.BENCH_BASELINE_ROUTE ? [BaselineController] : [],
     };

@@ -50,6 +50,10 @@ export interface ExecutionListFilter {
   skill?: string;
   status?: ExecutionStatus;
   sessionId?: string;
+  /** Created at or after this time. */
+  since?: Date;
+  /** Created before this time. */
+  until?: Date;
   limit: number;
   /** Continue after this execution (created_at desc, id desc). */
   after?: { createdAt: Date; id: string };
@@ -189,6 +193,8 @@ export class ExecutionsRepository {
     if (filter.skill) add('skill_name = ?', filter.skill);
     if (filter.status) add('status = ?', filter.status);
     if (filter.sessionId) add('session_id = ?', filter.sessionId);
+    if (filter.since) add('created_at >= ?', filter.since);
+    if (filter.until) add('created_at < ?', filter.until);
     if (filter.after) {
       params.push(filter.after.createdAt, filter.after.id);
       where.push(`(created_at, id) < ($${params.length - 1}, $${params.length})`);

@@ -175,6 +175,8 @@ const configSchema = z
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (the API's tokens do not apply). */
     METRICS_TOKEN: z.string().min(8).optional(),
+    /** The built console (apps/console) served at /console; relative to the working directory. */
+    CONSOLE_DIR: z.string().min(1).default('dist/console'),
     /** Mounts GET /bench/baseline for bench/search (an in-app baseline); never needed in production. */
     BENCH_BASELINE_ROUTE: z
       .enum(['true', 'false'])

@@ -10,6 +10,9 @@ export interface ListExecutionsQuery {
   skill?: string;
   status?: ExecutionStatus;
   sessionId?: string;
+  /** ISO 8601 times: created at or after `since`, before `until`. */
+  since?: string;
+  until?: string;
   limit: number;
   cursor?: string;
 }
@@ -57,6 +60,8 @@ export class ExecutionQueries {
       skill: query.skill,
       status: query.status,
       sessionId: query.sessionId,
+      since: query.since === undefined ? undefined : new Date(query.since),
+      until: query.until === undefined ? undefined : new Date(query.until),
       limit: query.limit + 1,
       after,
     });

@@ -107,11 +107,13 @@ export class ExecutionsController {
   }
 
   @Get('executions')
-  @ApiOperation({ summary: 'Executions, newest first, filtered by skill, status and session; cursor paging' })
+  @ApiOperation({ summary: 'Executions, newest first, filtered by skill, status, session and creation time; cursor paging' })
   @ApiQueryParams(listExecutionsQuery, {
     skill: 'Only executions of this skill',
     status: 'Only executions in this state',
     session_id: 'Only executions of this agent session',
+    since: 'Only executions created at or after this time (ISO 8601 with an offset)',
+    until: 'Only executions created before this time (ISO 8601 with an offset)',
     limit: 'Page size, 1–100 (default 50)',
     cursor: 'next_cursor of the previous page',
   })
@@ -123,6 +125,8 @@ export class ExecutionsController {
       skill: query.skill,
       status: query.status,
       sessionId: query.session_id,
+      since: query.since,
+      until: query.until,
       limit: query.limit,
       cursor: query.cursor,
     });

@@ -65,6 +65,8 @@ export const listExecutionsQuery = z
     skill: z.string().min(1).max(100).optional(),
     status: z.enum(EXECUTION_STATUSES).optional(),
     session_id: z.string().min(1).max(200).optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    until: z.iso.datetime({ offset: true }).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(50),
     cursor: z
       .string()

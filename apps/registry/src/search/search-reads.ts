@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CursorInvalid, decodeCursor, encodeCursor } from '#contracts/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { JsonRead } from '../skills/conditional-get.js';
 import type { SearchSkillsQuery } from './search.dto.js';
@@ -17,6 +18,7 @@ export class SearchReads {
 
   /** `key` names the query for the response cache; the read fast path passes the one it remembered with the parsed query. */
   search(query: SearchSkillsQuery, key = JSON.stringify(query)): JsonRead {
+    const offset = query.cursor === undefined ? 0 : offsetOf(query.cursor);
     return this.cache.get(this.catalog.generation, key, () => {
       const { hits, total } = this.index.search({
         text: query.q,
@@ -25,9 +27,20 @@ export class SearchReads {
         tags: query.tag,
         status: query.status,
         phase: query.phase,
-        limit: query.limit,
+        limit: offset + query.limit,
       });
-      return JSON.stringify({ items: hits.map(presentSearchHit), total });
+      const next = offset + query.limit < total ? encodeCursor(String(offset + query.limit)) : null;
+      return JSON.stringify({ items: hits.slice(offset).map(presentSearchHit), total, next_cursor: next });
     });
   }
+}
+
+/** Pages of a ranking are counted from its top: the cursor holds the offset of the next page (at most MAX_OFFSET). */
+const MAX_OFFSET = 10_000;
+
+function offsetOf(cursor: string): number {
+  const after = decodeCursor(cursor);
+  const offset = /^\d{1,6}$/.test(after) ? Number(after) : NaN;
+  if (!(offset > 0 && offset <= MAX_OFFSET)) throw new CursorInvalid('not a search cursor');
+  return offset;
 }

@@ -2,7 +2,7 @@ import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendJsonRead } from '../skills/conditional-get.js';
-import { ApiJson, ApiNotModified, ApiQueryParams } from '../openapi/api-decorators.js';
+import { ApiJson, ApiNotModified, ApiProblems, ApiQueryParams } from '../openapi/api-decorators.js';
 import { parseSearchSkillsQuery, searchSkillsQuery } from './search.dto.js';
 import { searchResultsView } from './search.views.js';
 import { SearchReads } from './search-reads.js';
@@ -29,9 +29,11 @@ export class SearchController {
     status: 'Only this status (default: every status but DRAFT and ARCHIVED)',
     phase: 'Only skills usable at this phase (phase ≤ n, 1–3)',
     limit: 'Results to return, 1–100 (default 10); `total` counts all',
+    cursor: '`next_cursor` of the previous page: the next `limit` hits of the same ranking (up to the 10,000th)',
   })
   @ApiJson(200, searchResultsView, { description: 'The hits, best first', headers: ['ETag', 'Cache-Control'] })
   @ApiNotModified()
+  @ApiProblems('INVALID_CURSOR')
   search(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     sendJsonRead(request, reply, this.reads.search(parseSearchSkillsQuery(rawQuery)));
   }

@@ -19,10 +19,19 @@ export const searchSkillsQuery = z
       .pipe(z.array(z.string().min(1).max(100)).max(20))
       .optional(),
     limit: z.coerce.number().int().min(1).max(100).default(10),
+    cursor: z.string().optional(),
   })
   .strict();
 
 export type SearchSkillsQuery = z.output<typeof searchSkillsQuery>;
+
+/** Query of GET /v1/facets: the catalog view's query and filters (`q` optional: without it, the list's). */
+export const catalogFacetsQuery = searchSkillsQuery
+  .omit({ limit: true, cursor: true })
+  .extend({ q: searchSkillsQuery.shape.q.optional() })
+  .strict();
+
+export type CatalogFacetsQuery = z.output<typeof catalogFacetsQuery>;
 
 export function parseSearchSkillsQuery(raw: unknown): SearchSkillsQuery {
   const parsed = searchSkillsQuery.safeParse(raw ?? {});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiComponent } from '../openapi/openapi-components.js';
+import { nextCursor } from '../openapi/wire-types.js';
 import { deprecationView, skillDependencyView, skillStatus } from '../skills/skill.views.js';
 
 /** The wire views of GET /v1/search (search.presenter.ts returns exactly these). */
@@ -23,7 +24,7 @@ const searchHitView = apiComponent(
 
 export const searchResultsView = apiComponent(
   'SearchResults',
-  z.object({ items: z.array(searchHitView), total: z.number().int().describe('Every match, beyond `limit`') }),
+  z.object({ items: z.array(searchHitView), total: z.number().int().describe('Every match, beyond `limit`'), next_cursor: nextCursor }),
 );
 
 export type SearchHitView = z.input<typeof searchHitView>;
