@@ -8,10 +8,12 @@ import { REPO_ROOT } from '../support/registry-process.mjs';
 const dist = (relative) => path.join(REPO_ROOT, 'dist', relative);
 
 export async function seedSkills(databaseUrl, documents, seededRoot) {
-  const { createPrismaClient } = await import(dist('libs/database/src/index.js'));
+  const { createPgPool, createPrismaClient } = await import(dist('libs/database/src/index.js'));
   const { SkillsRepository } = await import(dist('apps/registry/src/catalog/skills.repository.js'));
   const prisma = createPrismaClient(databaseUrl, 16);
-  const repository = new SkillsRepository(prisma, { DATABASE_URL: databaseUrl });
+  const pool = createPgPool(databaseUrl, 4);
+  // Only loadAll, createVersion and updateVersion are used: none of them listens.
+  const repository = new SkillsRepository(prisma, pool, null);
   try {
     // A version discovery stored from a real package gives the schemas and validation shape.
     const template = (await repository.loadAll()).flatMap((skill) => skill.versions).find((version) => version.status === 'REGISTERED');
@@ -24,13 +26,16 @@ export async function seedSkills(databaseUrl, documents, seededRoot) {
     );
   } finally {
     await prisma.$disconnect();
+    await pool.end();
   }
 }
 
 async function seedOne(repository, template, document, seededRoot) {
   const stored = document.status === 'DEPRECATED' ? 'ACTIVE' : document.status;
+  // The template's row with this document's fields: every column the repository writes stays filled as the schema grows.
   const created = await repository.createVersion(
     {
+      ...template,
       name: document.name,
       version: '1.0.0',
       versionKey: [1, 0, 0, ''],
@@ -39,16 +44,12 @@ async function seedOne(repository, template, document, seededRoot) {
       description: document.description,
       phase: document.phase,
       toolsRequired: document.toolIds.map((toolId) => ({ tool_id: toolId, capability: 'analysis', required: true })),
-      inputSchemaRef: template.inputSchemaRef,
-      outputSchemaRef: template.outputSchemaRef,
-      inputSchema: template.inputSchema,
-      outputSchema: template.outputSchema,
       timeoutSeconds: 30,
       retries: 0,
       idempotent: true,
       tags: document.tags,
-      examples: template.examples,
       readOnly: false,
+      dependsOn: [],
       packagePath: path.join(seededRoot, document.domain, document.name),
       contentHash: `sha256:${'0'.repeat(64)}`,
       validation:
