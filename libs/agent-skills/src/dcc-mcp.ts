@@ -5,6 +5,7 @@ import { describeValue } from '#skill-loader/describe.js';
 import { toJsonPointer, type IssueList } from '#skill-loader/issues.js';
 import { parseDepends } from './depends.js';
 import { describePathProblem, resolvePackagePath } from './package-paths.js';
+import { sidecarFiles } from './sidecar-files.js';
 import type { SkillDependency } from './types.js';
 import { isMapping } from './yaml-text.js';
 
@@ -34,11 +35,12 @@ const KNOWN_KEYS = [
   ...SIDECAR_KEYS,
 ];
 
-/** Seed 004 keys this registry accepts and keeps but does not act on (reported as `info`, never silently dropped). */
-const KEPT_WITHOUT_EFFECT: Record<string, string> = {
-  products: 'its skills are not filtered by host product',
-  'allow-implicit-invocation': 'every listed skill may be invoked; hosts decide implicit invocation',
-  'external-deps': 'external dependencies are neither installed nor probed',
+/** Sidecars whose files are read into the version (prompts, resources, workflows); runtimes may also be inline. */
+const READ_SIDECARS = ['prompts', 'resources', 'workflows'] as const;
+/** Sidecars checked to exist but not read here: said so with an info, never dropped in silence. */
+const CHECKED_ONLY: Record<string, string> = {
+  examples: 'example dialogues are files for the agent to read (they stay in the package and in skills/get)',
+  annotations: 'tool annotations are read from tools.yaml entries, not from an annotations file',
 };
 
 /** What `metadata.dcc-mcp` (and the generic `metadata.version`) give the package. */
@@ -58,12 +60,19 @@ export interface DccMcpFields {
   toolsDeclared: boolean;
   /** Package-relative path of `metadata.dcc-mcp.groups`, when it resolved to a file. */
   groupsFile: string | null;
+  /** The files `metadata.dcc-mcp.prompts`, `.resources` and `.workflows` name (a file, a directory or a glob). */
+  sidecars: Record<(typeof READ_SIDECARS)[number], string[]>;
+  /** `metadata.dcc-mcp.runtimes` as written (a list, or the name of a runtimes file). */
+  runtimes: unknown;
+  /** The `metadata.dcc-mcp` mapping itself ({} when absent or not a mapping). */
+  extension: Record<string, unknown>;
 }
 
 /** Check seed 004's `metadata.dcc-mcp.*` extensions and read the package version. */
 export async function checkDccMcp(
   metadata: Record<string, unknown>,
   packageDir: string,
+  files: readonly string[],
   registryName: string,
   issues: IssueList,
 ): Promise<DccMcpFields> {
@@ -81,6 +90,9 @@ export async function checkDccMcp(
     toolsFile: null,
     toolsDeclared: false,
     groupsFile: null,
+    sidecars: { prompts: [], resources: [], workflows: [] },
+    runtimes: undefined,
+    extension: {},
   };
   let extension: Record<string, unknown> = {};
   if (raw !== undefined && raw !== null) {
@@ -108,16 +120,6 @@ export async function checkDccMcp(
       suggestion ? `Did you mean '${suggestion}'?` : `Known keys: ${KNOWN_KEYS.join(', ')}.`,
     );
   }
-  for (const [key, why] of Object.entries(KEPT_WITHOUT_EFFECT)) {
-    if (extension[key] === undefined) continue;
-    issues.info(
-      'definition',
-      FILE,
-      at(key),
-      `metadata.dcc-mcp.${key} is kept in the metadata as written, but this registry does not act on it: ${why}`,
-      'Nothing to change; hosts that read the key see it in skills/get.',
-    );
-  }
   Object.assign(fields, readVersion(extension.version, metadata.version, issues));
   fields.tags = stringList(extension.tags, 'tags', at('tags'), issues);
   fields.tags.forEach((tag, index) => {
@@ -134,11 +136,22 @@ export async function checkDccMcp(
     fields.toolsDeclared = true;
     fields.toolsFile = await readSidecar(extension.tools, 'tools', packageDir, at('tools'), issues, true);
   }
-  for (const key of SIDECAR_KEYS) {
-    if (typeof extension[key] !== 'string') continue;
-    const resolved = await readSidecar(extension[key], key, packageDir, at(key), issues, key === 'groups');
-    if (key === 'groups') fields.groupsFile = resolved;
+  if (extension.groups !== undefined) {
+    fields.groupsFile = await readSidecar(extension.groups, 'groups', packageDir, at('groups'), issues, true);
   }
+  for (const key of READ_SIDECARS) {
+    const value = extension[key];
+    if (value === undefined) continue;
+    if (typeof value === 'string' && value.trim() !== '') fields.sidecars[key] = await sidecarFiles(value, key, packageDir, files, issues);
+    else await readSidecar(value, key, packageDir, at(key), issues, false);
+  }
+  for (const [key, why] of Object.entries(CHECKED_ONLY)) {
+    if (extension[key] === undefined) continue;
+    if ((await readSidecar(extension[key], key, packageDir, at(key), issues, false)) === null) continue;
+    issues.info('definition', FILE, at(key), `metadata.dcc-mcp.${key} is checked to exist but not read: ${why}`, 'Nothing to change.');
+  }
+  fields.runtimes = extension.runtimes;
+  fields.extension = extension;
   return fields;
 }
 

@@ -242,3 +242,111 @@ describe('a package in the ClawHub/OpenClaw style (issue 24): another vendor’s
     expect(result.package).toMatchObject({ license: 'MIT', compatibility: 'Requires python3 on PATH', allowedTools: ['Bash', 'Read'] });
   });
 });
+
+describe("seed 004's maya-geometry with every sidecar: prompts, resources, workflows, runtimes", () => {
+  let result: AgentSkillLoadResult & { package: AgentSkillPackage };
+  beforeAll(async () => {
+    result = await loadGood('maya-geometry');
+  });
+
+  it('is valid; the one warning names the tool that cannot run here', () => {
+    expect(result.valid).toBe(true);
+    expect(result.issues.map(({ severity, file, path }) => `${severity} ${file} ${path}`)).toEqual([
+      'warning tools.yaml /tools/2/source_file',
+    ]);
+    expect(result.package.tools.find((tool) => tool.name === 'create_sphere')?.deferLoading).toBe(true);
+  });
+
+  it('reads dcc and products', () => {
+    expect(result.package).toMatchObject({ dcc: 'maya', products: ['maya', 'mayapy'], implicitInvocation: true, externalDeps: null });
+  });
+
+  it('reads the prompt files a glob names, as <skill>__<prompt> with their arguments and template', () => {
+    expect(result.package.prompts).toEqual([
+      {
+        name: 'bevel_all_edges',
+        qualified_name: 'maya_geometry__bevel_all_edges',
+        title: null,
+        description: 'Bevel every selected edge with a consistent chamfer width.',
+        arguments: [
+          { name: 'chamfer_width', description: 'Chamfer width in Maya units.', required: true },
+          { name: 'segments', description: 'Number of chamfer segments (default 2).', required: false },
+        ],
+        template: expect.stringContaining('width={{chamfer_width}} and segments={{segments}}'),
+      },
+    ]);
+  });
+
+  it('reads the resource files of a directory, each pointing at a package file relative to its YAML file', () => {
+    expect(result.package.resources).toEqual([
+      {
+        uri: 'maya-cmds://help/polySphere',
+        name: 'cmds.polySphere help',
+        title: null,
+        description: "Output of cmds.help('polySphere') captured at skill build time.",
+        mime_type: 'text/plain',
+        path: 'resources/help/polySphere.txt',
+        size: expect.any(Number),
+      },
+    ]);
+  });
+
+  it('reads a workflow: its inputs as an object schema (a default makes one optional), its steps with their argument templates', () => {
+    expect(result.package.workflows).toEqual([
+      {
+        name: 'sphere_then_bevel',
+        qualified_name: 'maya_geometry__sphere_then_bevel',
+        description: 'Create a sphere, then bevel its edges, in one run.',
+        input_schema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['radius', 'width'],
+          properties: {
+            radius: { type: 'number', exclusiveMinimum: 0 },
+            width: { type: 'number', exclusiveMinimum: 0 },
+            segments: { type: 'integer', minimum: 1, default: 2 },
+            prefix: { type: 'string', pattern: '^[a-z]+$', default: 'ball' },
+          },
+        },
+        steps: [
+          { id: 'create', tool: 'create_sphere', args: { radius: '{{inputs.radius}}', name: '{{inputs.prefix}}_{{inputs.radius}}' } },
+          {
+            id: 'bevel',
+            tool: 'bevel_edges',
+            args: { mesh: '{{steps.create.output.name}}', width: '{{inputs.width}}', segments: '{{inputs.segments}}' },
+          },
+        ],
+        // The sum of its steps' tool timeouts (20 + 20), both tools idempotent.
+        timeout_seconds: 40,
+        idempotent: true,
+        retries: 0,
+        not_executable_reason: null,
+      },
+    ]);
+  });
+
+  it('reads inline runtimes of the three probe kinds (registration probes them)', () => {
+    expect(result.package.runtimes).toEqual([
+      { name: 'python', type: 'binary', target: 'python3', package: null, optional: false, feature_level: 'scripts', hint: null },
+      { name: 'json-module', type: 'python_package', target: 'json', package: null, optional: false, feature_level: 'scripts', hint: null },
+      {
+        name: 'usdcat',
+        type: 'binary',
+        target: 'usdcat',
+        package: null,
+        optional: true,
+        feature_level: 'usd-cli',
+        hint: 'Install OpenUSD command-line tools to enable USD CLI checks.',
+      },
+      {
+        name: 'houdini-solaris',
+        type: 'env_var',
+        target: 'HFS',
+        package: null,
+        optional: true,
+        feature_level: 'solaris',
+        hint: 'Start from a Houdini environment or set HFS.',
+      },
+    ]);
+  });
+});

@@ -4,14 +4,19 @@ import { describeValue } from '#skill-loader/describe.js';
 import { IssueList } from '#skill-loader/issues.js';
 import { listPackageFiles } from '#skill-loader/package-files.js';
 import { checkDccMcp } from './dcc-mcp.js';
+import { readDccMcpPolicy } from './dcc-mcp-policy.js';
 import { parseDepends } from './depends.js';
 import { checkFrontmatter, splitSkillMarkdown, type FrontmatterFields } from './frontmatter.js';
 import { projectMetadataStrings } from './metadata-strings.js';
+import { readPrompts } from './prompts.js';
+import { readResources } from './resources.js';
+import { readRuntimes } from './runtimes.js';
 import { toRegistryName } from './names.js';
 import { entryPointScripts } from './scripts.js';
 import { finishDeclaredTools, toolsFromScripts } from './tools.js';
 import { readToolsFile } from './tools-file.js';
 import type { AgentSkillLoadResult, AgentSkillPackage, ScriptTool, SkillDependency, ToolGroup } from './types.js';
+import { readWorkflows } from './workflows.js';
 import { isMapping, parseYamlText } from './yaml-text.js';
 
 const SKILL_MD = 'SKILL.md';
@@ -110,9 +115,15 @@ async function assemblePackage(
 ): Promise<AgentSkillPackage> {
   const name = fields.name ?? basename(packageDir);
   const registryName = toRegistryName(name);
-  const extension = await checkDccMcp(fields.metadata, packageDir, registryName, issues);
+  const extension = await checkDccMcp(fields.metadata, packageDir, files, registryName, issues);
+  const policy = readDccMcpPolicy(extension.extension, issues);
   const depends = mergeDepends(extension.depends, await readDependsFile(packageDir, files, registryName, issues), issues);
   const { tools, groups: toolGroups } = await readTools(packageDir, files, registryName, fields.description ?? '', extension, issues);
+  const { sidecars } = extension;
+  const prompts = await readPrompts(sidecars.prompts, packageDir, registryName, issues);
+  const resources = await readResources(sidecars.resources, packageDir, issues);
+  const workflows = await readWorkflows(sidecars.workflows, packageDir, registryName, tools, issues);
+  const runtimes = await readRuntimes(extension.runtimes, packageDir, files, issues);
   checkBody(body, issues);
   return {
     name,
@@ -129,9 +140,14 @@ async function assemblePackage(
     searchHint: extension.searchHint,
     searchAliases: extension.searchAliases,
     layer: extension.layer,
+    ...policy,
     depends,
     tools,
     toolGroups,
+    prompts,
+    resources,
+    workflows,
+    runtimes,
     instructionOnly: tools.length === 0,
     files,
     metadataFiles: files.filter((file) => /^metadata\/[^/]+\.md$/.test(file)),

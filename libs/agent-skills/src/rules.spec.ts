@@ -459,7 +459,7 @@ describe('loadAgentSkillPackage: fail-soft on the file system', () => {
   });
 });
 
-describe('loadAgentSkillPackage: seed 004 keys kept without effect are reported, never dropped in silence', () => {
+describe('loadAgentSkillPackage: seed 004 policy keys are read with their effect, and reported where the registry does less', () => {
   let scratch: string;
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'agent-skills-kept-'));
@@ -468,7 +468,7 @@ describe('loadAgentSkillPackage: seed 004 keys kept without effect are reported,
     await rm(scratch, { recursive: true, force: true });
   });
 
-  it('gives one info per kept key (products, allow-implicit-invocation, external-deps), reads defer-loading, and stays valid', async () => {
+  it('reads products, allow-implicit-invocation, external-deps and defer-loading, with an info where the effect is partial', async () => {
     const dir = join(scratch, 'kept-keys');
     await mkdir(join(dir, 'scripts'), { recursive: true });
     await writeFile(join(dir, 'scripts', 'run.py'), 'print("{}")\n');
@@ -477,7 +477,7 @@ describe('loadAgentSkillPackage: seed 004 keys kept without effect are reported,
       [
         '---',
         'name: kept-keys',
-        'description: Keys of seed 004 that this registry keeps without acting on them.',
+        'description: Keys of seed 004 with an effect on search, views and tools/list.',
         'metadata:',
         '  dcc-mcp:',
         '    version: "1.0.0"',
@@ -496,14 +496,48 @@ describe('loadAgentSkillPackage: seed 004 keys kept without effect are reported,
     );
     const result = await loadAgentSkillPackage(dir);
     expect(result.valid).toBe(true);
+    // products has its whole effect (the dcc filter); the others are stored and shown, so an info says what is not done.
     expect(result.issues.map(({ severity, file, path }) => ({ severity, file, path }))).toEqual([
-      { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/products' },
       { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/allow-implicit-invocation' },
       { severity: 'info', file: 'SKILL.md', path: '/metadata/dcc-mcp/external-deps' },
     ]);
-    // defer-loading is read (MCP tools/list shows it as _meta["dcc.deferred_hint"]).
+    expect(result.package).toMatchObject({ dcc: 'python', products: ['maya'], implicitInvocation: false, externalDeps: { env: ['HFS'] } });
     expect(result.package?.tools[0]?.deferLoading).toBe(true);
-    expect(result.issues[0]?.message).toMatch(/kept in the metadata as written, but this registry does not act on it/);
+  });
+
+  it('reads external-deps from its JSON string form and refuses JSON that does not parse', async () => {
+    const write = async (name: string, value: string) => {
+      const dir = join(scratch, name);
+      await mkdir(dir, { recursive: true });
+      await writeFile(
+        join(dir, 'SKILL.md'),
+        [
+          '---',
+          `name: ${name}`,
+          'description: external-deps as seed 004 writes it, a JSON string.',
+          'metadata:',
+          '  dcc-mcp:',
+          '    version: "1.0.0"',
+          `    external-deps: '${value}'`,
+          '---',
+          '# X',
+          '',
+        ].join('\n'),
+      );
+      return loadAgentSkillPackage(dir);
+    };
+    const good = await write('json-deps', '{"mcp_servers": ["usd"], "binaries": ["usdcat"]}');
+    expect(good.valid).toBe(true);
+    expect(good.package?.externalDeps).toEqual({ mcp_servers: ['usd'], binaries: ['usdcat'] });
+    const bad = await write('bad-json-deps', '{binaries: usdcat');
+    expect(bad.valid).toBe(false);
+    expect(bad.issues).toContainEqual(
+      expect.objectContaining({
+        severity: 'error',
+        path: '/metadata/dcc-mcp/external-deps',
+        message: expect.stringMatching(/not valid JSON/),
+      }),
+    );
   });
 });
 

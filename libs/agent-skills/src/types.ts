@@ -1,3 +1,4 @@
+import type { RuntimeDeclaration, StoredPrompt, StoredResource, StoredWorkflow } from '#contracts/index.js';
 import type { ValidationIssue } from '#skill-loader/issues.js';
 
 /** Interpreters a script tool can run with on the registry's executors. */
@@ -83,10 +84,26 @@ export interface AgentSkillPackage {
   searchHint: string | null;
   searchAliases: string[];
   layer: string | null;
+  /** `metadata.dcc-mcp.dcc`, lower case; seed 004's default "python" when not declared. */
+  dcc: string;
+  /** `metadata.dcc-mcp.products`: further DCCs the `dcc` search filter matches. */
+  products: string[];
+  /** `metadata.dcc-mcp.allow-implicit-invocation` (default true). */
+  implicitInvocation: boolean;
+  /** `metadata.dcc-mcp.external-deps` as declared (parsed from its JSON string); null when absent. */
+  externalDeps: Record<string, unknown> | null;
   depends: SkillDependency[];
   tools: ScriptTool[];
   /** Tool groups (seed 004 "Tool Groups"), from tools.yaml `groups:` and the groups file. */
   toolGroups: ToolGroup[];
+  /** Prompt templates (`metadata.dcc-mcp.prompts`), served as MCP prompts `<skill>__<name>`. */
+  prompts: StoredPrompt[];
+  /** Static resources (`metadata.dcc-mcp.resources`), served over MCP resources/list and resources/read. */
+  resources: StoredResource[];
+  /** Workflows (`metadata.dcc-mcp.workflows`): chains of this package's tools, each run as one execution. */
+  workflows: StoredWorkflow[];
+  /** Runtimes to probe (`metadata.dcc-mcp.runtimes`); registration probes them. */
+  runtimes: RuntimeDeclaration[];
   /** No tools: the package is instructions, references, assets and scripts for the agent to read. */
   instructionOnly: boolean;
   /** Every file of the package (relative, POSIX separators, sorted; dotfiles, node_modules and dist left out). */

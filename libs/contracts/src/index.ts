@@ -6,3 +6,5 @@ export * from './topology.js';
 export * from './strict-json.js';
 export * from './examples.js';
 export * from './skill-tools.js';
+export * from './skill-sidecars.js';
+export * from './workflows.js';

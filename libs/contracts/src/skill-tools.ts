@@ -1,3 +1,5 @@
+import type { StoredWorkflow } from './workflows.js';
+
 /**
  * One tool of a skill version as stored (`skill_versions.tools`) and served: the contract an
  * execution of it runs under. A TypeScript package has no entries (its one handler's contract is the
@@ -67,9 +69,11 @@ export interface VersionExposure {
 /** A version's package format. */
 export type SkillFormat = 'typescript' | 'agent-skills';
 
-/** What an execution runs under: a TypeScript handler, or one script tool. */
+/** What an execution runs under: a TypeScript handler, one script tool, or a workflow of the package's tools. */
 export interface RunContract {
   tool: StoredScriptTool | null;
+  /** A workflow (then `tool` is null): its steps run the package's script tools in order, in one execution. */
+  workflow: StoredWorkflow | null;
   idempotent: boolean;
   retries: number;
   timeoutSeconds: number;
@@ -84,13 +88,15 @@ export interface RunContract {
 
 /**
  * The one place that says which contract an execution of `version` (with `tool`, when it names
- * one) runs under; null when the version has no such tool (or, being an Agent Skills version, is
- * asked to run without naming one). A TypeScript version's contract is its own.
+ * one) runs under; null when the version has no such tool or workflow (or, being an Agent Skills
+ * version, is asked to run without naming one). A TypeScript version's contract is its own. `tool`
+ * names a script tool first, then a workflow (the intake keeps their names apart).
  */
 export function runContractOf(
   version: {
     format: SkillFormat;
     tools: readonly StoredScriptTool[];
+    workflows?: readonly StoredWorkflow[];
     idempotent: boolean;
     retries: number;
     timeoutSeconds: number;
@@ -104,12 +110,27 @@ export function runContractOf(
     // An Agent Skills version runs only named tools; one without tools is instructions only.
     if (version.format === 'agent-skills' || version.tools.length > 0) return null;
     const { idempotent, retries, timeoutSeconds, maxRetriesPerGate, inputSchema, outputSchema } = version;
-    return { tool: null, idempotent, retries, timeoutSeconds, maxRetriesPerGate, inputSchema, outputSchema };
+    return { tool: null, workflow: null, idempotent, retries, timeoutSeconds, maxRetriesPerGate, inputSchema, outputSchema };
   }
   const found = version.tools.find((candidate) => candidate.name === tool || candidate.qualified_name === tool);
-  if (!found) return null;
+  if (!found) {
+    const workflow = version.workflows?.find((candidate) => candidate.name === tool || candidate.qualified_name === tool);
+    if (!workflow) return null;
+    return {
+      tool: null,
+      workflow,
+      idempotent: workflow.idempotent,
+      retries: workflow.retries,
+      timeoutSeconds: workflow.timeout_seconds,
+      maxRetriesPerGate: 0,
+      inputSchema: workflow.input_schema,
+      // Each step's output is checked against its tool's schema as the workflow runs; the whole has none declared.
+      outputSchema: null,
+    };
+  }
   return {
     tool: found,
+    workflow: null,
     idempotent: found.idempotent,
     retries: found.retries,
     timeoutSeconds: found.timeout_seconds,

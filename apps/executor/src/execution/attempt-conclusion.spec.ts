@@ -17,6 +17,7 @@ import type { ExecutionEventPublisher } from './execution-event-publisher.js';
 
 const contract = (idempotent: boolean): RunContract => ({
   tool: null,
+  workflow: null,
   idempotent,
   retries: 2,
   timeoutSeconds: 10,
