@@ -3,6 +3,14 @@
  * `metadata.dcc-mcp.prompts`, `.resources`, `.runtimes`), as stored with the version and served.
  */
 
+/**
+ * Seed 004's trust scope of a skill, by where it came from: `admin` (published with an admin token), `system`
+ * (found under SKILL_PATHS, the operator's catalog), `user` (published with a publisher token); `repo` (the seed's
+ * project-local skills) is not assigned here. Search breaks ties admin > system > user > repo.
+ */
+export const SKILL_SCOPES = ['admin', 'system', 'user', 'repo'] as const;
+export type SkillScope = (typeof SKILL_SCOPES)[number];
+
 /** One argument of a prompt template (MCP PromptArgument). */
 export interface StoredPromptArgument {
   name: string;

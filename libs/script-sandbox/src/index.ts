@@ -10,3 +10,5 @@ export { signalGroup } from './process-signals.js';
 export { StreamTail } from './output-capture.js';
 export { createScratchDirectory, removeScratchDirectory, pathReachableBy } from './scratch-directory.js';
 export type { HostSetup } from './script-launch.js';
+export { probeRuntimes } from './runtime-probe.js';
+export { RUN_VARIABLES } from './script-environment.js';

@@ -2,6 +2,10 @@ import { SYSTEM_BIN_DIRS } from './interpreters.js';
 
 /** Variables every script gets; a request's extra variables cannot replace them. */
 const BASE_KEYS = new Set(['PATH', 'HOME', 'LANG', 'TMPDIR']);
+/** The extra variables the executor gives every script tool run (its ScriptToolRunner sets exactly these). */
+export const RUN_VARIABLES = ['SKILL_NAME', 'SKILL_VERSION', 'SKILL_TOOL', 'EXECUTION_ID'] as const;
+/** Every variable a script tool run has: what an env_var runtime probe can find. */
+export const SCRIPT_VARIABLES: ReadonlySet<string> = new Set([...BASE_KEYS, ...RUN_VARIABLES]);
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**

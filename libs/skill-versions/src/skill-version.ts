@@ -1,4 +1,14 @@
-import type { SkillFormat, SkillStatusName, StoredScriptTool, VersionExposure } from '#contracts/index.js';
+import type {
+  SkillFormat,
+  SkillScope,
+  SkillStatusName,
+  StoredPrompt,
+  StoredResource,
+  StoredRuntime,
+  StoredScriptTool,
+  StoredWorkflow,
+  VersionExposure,
+} from '#contracts/index.js';
 import type { CompatibilityPolicy, SkillDependency, SkillExample, AdapterToolRef, ValidationIssue } from '#skill-loader/index.js';
 
 /** One row of skill_versions (with its skill's name), as the registry and the executor read it. */
@@ -34,6 +44,18 @@ export interface StoredSkillVersion {
   agentSkill: AgentSkillFrontmatter | null;
   /** How it is offered as MCP tools: a TypeScript skill's annotations and task support, an Agent Skills package's tool groups. */
   exposure: VersionExposure;
+  /** Agent Skills packages: prompt templates (served as MCP prompts `<skill>__<prompt>`). */
+  prompts: StoredPrompt[];
+  /** Agent Skills packages: static resources (served over MCP resources/list and resources/read). */
+  resources: StoredResource[];
+  /** Agent Skills packages: workflows of the package's tools, each run as one execution. */
+  workflows: StoredWorkflow[];
+  /** Agent Skills packages: runtimes with the state the registration probe found. */
+  runtimes: StoredRuntime[];
+  /** When the runtimes were probed; null when none are declared. */
+  runtimesProbedAt: Date | null;
+  /** Seed 004's trust scope: where the version came from (search breaks ties by it, admin first). */
+  scope: SkillScope;
   packagePath: string;
   contentHash: string;
   validation: ValidationIssue[];
@@ -64,4 +86,12 @@ interface AgentSkillFrontmatter {
   layer: string | null;
   instruction_only: boolean;
   version_defaulted: boolean;
+  /** `metadata.dcc-mcp.dcc` (seed 004's default "python"); absent in rows stored before it was read. */
+  dcc?: string;
+  /** `metadata.dcc-mcp.products`: further DCCs the dcc search filter matches. */
+  products?: string[];
+  /** `metadata.dcc-mcp.allow-implicit-invocation` (default true). */
+  implicit_invocation?: boolean;
+  /** `metadata.dcc-mcp.external-deps` as declared. */
+  external_deps?: Record<string, unknown> | null;
 }

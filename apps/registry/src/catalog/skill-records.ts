@@ -27,20 +27,25 @@ export interface LifecycleEventRecord {
   at: Date;
 }
 
+/** Columns a new version may leave to their defaults: none of the sidecars, scope `system` (found on disk). */
+type DefaultedColumns = 'prompts' | 'resources' | 'workflows' | 'runtimes' | 'runtimesProbedAt' | 'scope';
+
 /** What a new version row is made of. */
-export type NewSkillVersion = Omit<
-  SkillVersionRecord,
-  | 'id'
-  | 'lockVersion'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'statusChangedAt'
-  | 'pendingDependencies'
-  | 'deprecationReason'
-  | 'deprecationSuccessor'
-  | 'deprecationSunset'
-  | 'deprecatedAt'
->;
+export type NewSkillVersion = Partial<Pick<SkillVersionRecord, DefaultedColumns>> &
+  Omit<
+    SkillVersionRecord,
+    | DefaultedColumns
+    | 'id'
+    | 'lockVersion'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'statusChangedAt'
+    | 'pendingDependencies'
+    | 'deprecationReason'
+    | 'deprecationSuccessor'
+    | 'deprecationSunset'
+    | 'deprecatedAt'
+  >;
 
 /** A lifecycle event to append. */
 export interface NewLifecycleEvent {

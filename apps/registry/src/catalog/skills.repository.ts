@@ -75,6 +75,7 @@ export class SkillsRepository {
             id, skill_id, version, version_major, version_minor, version_patch, version_prerelease, domain, agent,
             description, phase, tools_required, input_schema_ref, output_schema_ref, input_schema, output_schema,
             timeout_seconds, retries, idempotent, max_retries_per_gate, tags, examples, read_only, depends_on, compatibility, format, tools, agent_skill, exposure, package_path, content_hash, validation,
+            prompts, resources, workflows, runtimes, runtimes_probed_at, scope,
             status, status_reason, status_changed_at, updated_at)
           SELECT gen_random_uuid(), skill.id, ${version.version}, ${version.versionKey[0]}, ${version.versionKey[1]},
             ${version.versionKey[2]}, ${version.versionKey[3]}, ${version.domain}, ${version.agent}, ${version.description},
@@ -83,6 +84,9 @@ export class SkillsRepository {
             ${version.retries}, ${version.idempotent}, ${version.maxRetriesPerGate}, ${version.tags}::text[], ${JSON.stringify(version.examples)}::jsonb,
             ${version.readOnly}, ${JSON.stringify(version.dependsOn)}::jsonb, ${version.compatibility}, ${version.format},
             ${JSON.stringify(version.tools)}::jsonb, ${jsonOrNull(version.agentSkill)}::jsonb, ${JSON.stringify(version.exposure)}::jsonb, ${version.packagePath}, ${version.contentHash}, ${JSON.stringify(version.validation)}::jsonb,
+            ${JSON.stringify(version.prompts ?? [])}::jsonb, ${JSON.stringify(version.resources ?? [])}::jsonb,
+            ${JSON.stringify(version.workflows ?? [])}::jsonb, ${JSON.stringify(version.runtimes ?? [])}::jsonb,
+            ${version.runtimesProbedAt ?? null}::timestamptz, ${version.scope ?? 'system'},
             ${version.status}::"SkillStatus", ${version.statusReason}, now(), now()
           FROM skill
           RETURNING *

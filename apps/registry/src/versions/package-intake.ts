@@ -5,6 +5,7 @@ import type { InspectionTrust } from '#handler-sandbox/index.js';
 import { isAgentSkillsPackage, loadAgentSkillPackage, toRegistryName } from '#agent-skills/index.js';
 import { type PackageFile, manifestHash, manifestOf, writePackageFiles } from '#package-store/index.js';
 import { InvalidSchemaError } from '#schema-compat/index.js';
+import { probeRuntimes } from '#script-sandbox/index.js';
 import { SkillPackageLoader, type SkillDependency, type ValidationIssue } from '#skill-loader/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { NewSkillVersion } from '../catalog/skill-records.js';
@@ -18,6 +19,7 @@ import { AdapterToolDirectory } from '../adapter-tools/adapter-tool-directory.js
 import { findCycle } from '../catalog/dependency-rules.js';
 import { PackageInspection } from './package-inspection.js';
 import { requiredToolIssues } from './required-tools-check.js';
+import { runtimeIssues } from './runtime-check.js';
 import { statusOf, versionFromAgentSkill, versionFromPackage } from './version-snapshot.js';
 
 /**
@@ -118,16 +120,20 @@ export class PackageIntake {
   private async agentSkill(workDir: string, files: PackageFile[], location: readonly [string, string]) {
     const result = await onPackageCopy(workDir, files, location, (dir) => loadAgentSkillPackage(dir));
     const declared = result.package && result.issues.every((issue) => !(issue.path === '/name' && issue.severity === 'error'));
+    // Seed 004: runtimes are probed at registration (never a script of the package), their state stored with the version.
+    const runtimes = result.package?.runtimes.length ? await probeRuntimes(result.package.runtimes) : [];
+    const issues = [...result.issues, ...runtimeIssues(runtimes)];
+    const snapshot = versionFromAgentSkill(
+      result.package,
+      toRegistryName(location[1]),
+      result.valid,
+      issues,
+      manifestHash(manifestOf(files)),
+      join(...location),
+    );
     return {
-      snapshot: versionFromAgentSkill(
-        result.package,
-        toRegistryName(location[1]),
-        result.valid,
-        result.issues,
-        manifestHash(manifestOf(files)),
-        join(...location),
-      ),
-      issues: result.issues,
+      snapshot: { ...snapshot, runtimes, runtimesProbedAt: runtimes.length > 0 ? new Date() : null },
+      issues,
       valid: result.valid && result.package !== null,
       declaredName: declared ? (result.package?.registryName ?? null) : null,
       compatibility: null,

@@ -44,7 +44,9 @@ export class PublishPackage {
       if (intake.declaredName) assertMayPublish(by, intake.declaredName);
       const { snapshot: checked, issues, compatibility } = intake;
       if (!intake.valid) throw new PackageInvalid(checked.name, checked.version, issues);
-      const snapshot = { ...checked, contentHash, packagePath: publishedPath(checked.name, checked.version) };
+      // Seed 004's trust scope, by who published it (a package found on disk is `system`).
+      const scope = by.role === 'admin' ? ('admin' as const) : ('user' as const);
+      const snapshot = { ...checked, contentHash, packagePath: publishedPath(checked.name, checked.version), scope };
       if (dryRun) return { outcome: 'valid', name: snapshot.name, version: snapshot.version, contentHash, issues, compatibility };
       const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       if (existing) {

@@ -141,6 +141,10 @@ export function versionFromAgentSkill(
           layer: pkg.layer,
           instruction_only: pkg.instructionOnly,
           version_defaulted: pkg.versionDefaulted,
+          dcc: pkg.dcc,
+          products: pkg.products,
+          implicit_invocation: pkg.implicitInvocation,
+          external_deps: pkg.externalDeps,
         }
       : null,
     exposure: {
@@ -151,6 +155,11 @@ export function versionFromAgentSkill(
         tools,
       })),
     },
+    prompts: pkg?.prompts ?? [],
+    resources: pkg?.resources ?? [],
+    workflows: pkg?.workflows ?? [],
+    // The runtimes' state is the registration probe's (PackageIntake); declared here, found there.
+    runtimes: [],
     packagePath,
     contentHash,
     validation: issues,
