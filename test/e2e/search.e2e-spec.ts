@@ -87,6 +87,14 @@ describe('ranked search over REST', () => {
       matched_fields: ['name', 'tags', 'description'],
       pending_dependencies: [],
       deprecation: null,
+      // Seed 004's summary: a TypeScript skill is one tool named like itself, found on disk (system scope).
+      tool_count: 1,
+      tool_names: ['run_fea_stress'],
+      dcc: null,
+      layer: null,
+      scope: 'system',
+      implicit_invocation: true,
+      runtime: null,
     });
     const scores = body.items.map((item: { score: number }) => item.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);

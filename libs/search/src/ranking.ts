@@ -1,4 +1,4 @@
-import type { SearchField, SearchStatus } from './search-document.js';
+import type { SearchField, SearchLayer, SearchScope, SearchStatus } from './search-document.js';
 
 /** BM25 saturation and length normalisation (issue 5 §3, seed 004). */
 const BM25_K1 = 1.2;
@@ -10,6 +10,22 @@ const BM25_B = 0.75;
  * deprecated and what replaces it rather than never seeing it).
  */
 export const DEPRECATED_PENALTY = 0.8;
+
+/**
+ * Seed 004's layer multipliers ("Layered Skill Architecture"): infrastructure and thin-harness skills are damped,
+ * example skills left out (0); a skill without a layer ranks as a domain skill. A tags filter naming a layer
+ * bypasses them (the raw BM25 order inside that slice), and an exact name brings an example skill back.
+ */
+export const LAYER_MULTIPLIER: Readonly<Record<SearchLayer, number>> = {
+  domain: 1,
+  infrastructure: 0.35,
+  'thin-harness': 0.2,
+  example: 0,
+};
+export const SEARCH_LAYERS: ReadonlySet<string> = new Set(Object.keys(LAYER_MULTIPLIER));
+
+/** Seed 004's scope precedence, a tie-break after the name-substring one: Admin > System > User > Repo. */
+export const SCOPE_RANK: Readonly<Record<SearchScope, number>> = { admin: 0, system: 1, user: 2, repo: 3 };
 
 /** Tie-break order after the score: usable first, then on the way in, then on the way out. */
 export const STATUS_RANK: Readonly<Record<SearchStatus, number>> = {
@@ -43,22 +59,30 @@ export interface SearchHit {
   matched_fields: SearchField[];
 }
 
-/** What the ranking compares; `exact` is a case-insensitive match of the whole query with the name. */
+/**
+ * What the ranking compares; `exact` is a case-insensitive match of the whole query with the name, `nameContains`
+ * that the name contains the query (both with `-` and `_` read alike, so the Agent Skills spelling of a name counts).
+ */
 export interface RankedCandidate {
   id: string;
   name: string;
   exact: boolean;
   score: number;
+  nameContains: boolean;
+  scopeRank: number;
   statusRank: number;
 }
 
 /**
- * The total order of results: exact name first, then score descending, then status rank (ACTIVE
- * before DEPRECATED), then name and id by code unit (not locale, so every machine agrees).
+ * The total order of results (seed 004's tie-breaks, then the registry's): exact name first, then score
+ * descending, then a name containing the query, then scope (admin first), then status rank (ACTIVE before
+ * DEPRECATED), then name and id by code unit (not locale, so every machine agrees).
  */
 function compareCandidates(a: RankedCandidate, b: RankedCandidate): number {
   if (a.exact !== b.exact) return a.exact ? -1 : 1;
   if (a.score !== b.score) return b.score - a.score;
+  if (a.nameContains !== b.nameContains) return a.nameContains ? -1 : 1;
+  if (a.scopeRank !== b.scopeRank) return a.scopeRank - b.scopeRank;
   if (a.statusRank !== b.statusRank) return a.statusRank - b.statusRank;
   if (a.name !== b.name) return a.name < b.name ? -1 : 1;
   if (a.id !== b.id) return a.id < b.id ? -1 : 1;

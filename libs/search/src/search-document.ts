@@ -1,6 +1,12 @@
 /** Lifecycle states as the ranking sees them (same names as the registry's). */
 export type SearchStatus = 'DRAFT' | 'REGISTERED' | 'ACTIVE' | 'DEPRECATED' | 'ARCHIVED';
 
+/** Seed 004's discovery layers (`metadata.dcc-mcp.layer`). */
+export type SearchLayer = 'domain' | 'infrastructure' | 'thin-harness' | 'example';
+
+/** Seed 004's trust scopes, in precedence order (search breaks ties admin first). */
+export type SearchScope = 'admin' | 'system' | 'user' | 'repo';
+
 /** What the index knows of one skill (its current version). */
 export interface SearchDocument {
   /** The skill name; unique in the index. */
@@ -20,6 +26,14 @@ export interface SearchDocument {
   toolNames?: readonly string[];
   toolAliases?: readonly string[];
   toolDescriptions?: readonly string[];
+  /** Agent Skills packages: the target DCC (`metadata.dcc-mcp.dcc`), lower case; none for a TypeScript skill. */
+  dcc?: string;
+  /** Further DCCs the `dcc` filter matches (`metadata.dcc-mcp.products`), lower case. */
+  products?: readonly string[];
+  /** Seed 004's layer; none ranks as a domain skill. */
+  layer?: SearchLayer | null;
+  /** Seed 004's trust scope; `system` when not given. */
+  scope?: SearchScope;
   status: SearchStatus;
   phase: number;
 }
@@ -37,10 +51,14 @@ export const SEARCH_FIELDS = [
   'tool_names',
   'tool_aliases',
   'tool_descriptions',
+  'dcc',
 ] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
-/** Field weights (issue 5 §3, after seed 004's table): a name hit is worth 2.5× a description hit. */
+/**
+ * Field weights (issue 5 §3, after seed 004's table): a name hit is worth 2.5× a description hit; `dcc` is seed
+ * 004's 4.0 and matches only as one whole token (see fieldTokens).
+ */
 export const FIELD_WEIGHTS: Readonly<Record<SearchField, number>> = {
   name: 5,
   tags: 3,
@@ -53,6 +71,7 @@ export const FIELD_WEIGHTS: Readonly<Record<SearchField, number>> = {
   tool_names: 2,
   tool_aliases: 2,
   tool_descriptions: 1,
+  dcc: 4,
 };
 
 /** The text of one field of a document. */
@@ -80,5 +99,7 @@ export function fieldText(document: SearchDocument, field: SearchField): string 
       return (document.toolAliases ?? []).join(' ');
     case 'tool_descriptions':
       return (document.toolDescriptions ?? []).join(' ');
+    case 'dcc':
+      return document.dcc ?? '';
   }
 }

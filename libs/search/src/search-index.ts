@@ -1,13 +1,31 @@
-import { DEPRECATED_PENALTY, EXCLUDED_BY_DEFAULT, STATUS_RANK, TopK, bm25, idf, type RankedCandidate, type SearchHit } from './ranking.js';
+import {
+  DEPRECATED_PENALTY,
+  EXCLUDED_BY_DEFAULT,
+  LAYER_MULTIPLIER,
+  SCOPE_RANK,
+  SEARCH_LAYERS,
+  STATUS_RANK,
+  TopK,
+  bm25,
+  idf,
+  type RankedCandidate,
+  type SearchHit,
+} from './ranking.js';
 import { FIELD_WEIGHTS, SEARCH_FIELDS, fieldText, type SearchDocument, type SearchField, type SearchStatus } from './search-document.js';
-import { tokenize } from './tokenizer.js';
+import { tokenize, wholeWordTokens } from './tokenizer.js';
 
 /** Filters restrict the candidate set before scoring; every one given must hold. */
 interface SearchFilter {
   domain?: string;
   agent?: string;
-  /** Every tag must be on the skill (exact, case-sensitive, like the list endpoint). */
+  /**
+   * Every tag must be on the skill (exact, case-sensitive, like the list endpoint). A tag that names one of seed
+   * 004's layers (case-insensitive) also matches a skill of that layer, and lifts the layer multipliers and the
+   * exclusion of example skills for this search.
+   */
   tags?: readonly string[];
+  /** Seed 004's `dcc` filter: the skill's DCC or one of its products (case-insensitive). */
+  dcc?: string;
   /** Only this status; without it every status but DRAFT and ARCHIVED. */
   status?: SearchStatus;
   /** Only skills usable at this phase (the skill's phase ≤ n). */
@@ -15,6 +33,7 @@ interface SearchFilter {
 }
 
 export interface SearchQuery extends SearchFilter {
+  /** Words to rank by; blank browses every skill the filters admit, in tie-break order (seed 004's tags-only search). */
   text: string;
   /** How many hits to return (default 10); `total` counts them all. */
   limit?: number;
@@ -37,6 +56,11 @@ interface Entry {
   termFrequencies: Map<string, number>[];
   statusRank: number;
   penalty: number;
+  /** Seed 004's layer multiplier (0 for an example skill: left out unless asked for). */
+  layerMultiplier: number;
+  scopeRank: number;
+  /** The name as names compare: lower case, `-` read as `_`. */
+  comparableName: string;
 }
 
 /** The documents containing a term, as parallel arrays (iterating arrays is several times faster than a Map). */
@@ -84,7 +108,7 @@ export class SearchIndex {
   private readonly fields: FieldStatistics[] = SEARCH_FIELDS.map(() => ({ postings: new Map(), lengths: [], totalLength: 0 }));
   // Scratch buffers reused by every search (searches are synchronous, so never shared).
   private scores = new Float64Array(0);
-  // One bit per SEARCH_FIELDS entry (11 now; 16 fit).
+  // One bit per SEARCH_FIELDS entry (12 now; 16 fit).
   private fieldMasks = new Uint16Array(0);
   private verdicts = new Uint8Array(0);
 
@@ -111,30 +135,34 @@ export class SearchIndex {
     const slot = this.freeSlots.pop() ?? this.entries.length;
     const termFrequencies: Map<string, number>[] = [];
     for (let f = 0; f < FIELD_COUNT; f++) {
-      const tokens = tokenize(fieldText(document, SEARCH_FIELDS[f] as SearchField));
+      const field = SEARCH_FIELDS[f] as SearchField;
+      const tokens = field === 'dcc' ? wholeWordTokens(fieldText(document, field)) : tokenize(fieldText(document, field));
       const frequencies = new Map<string, number>();
       for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
-      const field = this.fields[f] as FieldStatistics;
+      const statistics = this.fields[f] as FieldStatistics;
       for (const [term, frequency] of frequencies) {
-        let posting = field.postings.get(term);
-        if (!posting) field.postings.set(term, (posting = { slots: [], frequencies: [] }));
+        let posting = statistics.postings.get(term);
+        if (!posting) statistics.postings.set(term, (posting = { slots: [], frequencies: [] }));
         posting.slots.push(slot);
         posting.frequencies.push(frequency);
       }
-      field.lengths[slot] = tokens.length;
-      field.totalLength += tokens.length;
+      statistics.lengths[slot] = tokens.length;
+      statistics.totalLength += tokens.length;
       termFrequencies.push(frequencies);
     }
+    const comparableName = comparable(document.name);
     this.entries[slot] = {
       document,
       termFrequencies,
       statusRank: STATUS_RANK[document.status],
       penalty: document.status === 'DEPRECATED' ? DEPRECATED_PENALTY : 1,
+      layerMultiplier: document.layer ? LAYER_MULTIPLIER[document.layer] : 1,
+      scopeRank: SCOPE_RANK[document.scope ?? 'system'],
+      comparableName,
     };
     this.slotById.set(document.id, slot);
-    const lowerName = document.name.toLowerCase();
-    let sameName = this.slotsByLowerName.get(lowerName);
-    if (!sameName) this.slotsByLowerName.set(lowerName, (sameName = new Set()));
+    let sameName = this.slotsByLowerName.get(comparableName);
+    if (!sameName) this.slotsByLowerName.set(comparableName, (sameName = new Set()));
     sameName.add(slot);
     this.ensureScratch(this.entries.length);
   }
@@ -162,10 +190,9 @@ export class SearchIndex {
       field.totalLength -= field.lengths[slot] as number;
       field.lengths[slot] = 0;
     }
-    const lowerName = entry.document.name.toLowerCase();
-    const sameName = this.slotsByLowerName.get(lowerName) as Set<number>;
+    const sameName = this.slotsByLowerName.get(entry.comparableName) as Set<number>;
     sameName.delete(slot);
-    if (sameName.size === 0) this.slotsByLowerName.delete(lowerName);
+    if (sameName.size === 0) this.slotsByLowerName.delete(entry.comparableName);
     this.entries[slot] = undefined;
     this.slotById.delete(id);
     this.freeSlots.push(slot);
@@ -180,11 +207,17 @@ export class SearchIndex {
     const touched: number[] = [];
     const evaluated: number[] = [];
     const { scores, fieldMasks, verdicts } = this;
+    const comparableQuery = comparable(query.text.trim());
+    const exactSlots = this.slotsByLowerName.get(comparableQuery);
+    // Seed 004: a tags filter naming a layer browses that layer in raw BM25 order (no multipliers, examples too).
+    const layersLifted = query.tags?.some((tag) => SEARCH_LAYERS.has(tag.toLowerCase())) ?? false;
 
     const admitted = (slot: number): boolean => {
       const verdict = verdicts[slot];
       if (verdict !== NOT_EVALUATED) return verdict === ADMITTED;
-      const ok = admits((this.entries[slot] as Entry).document, query);
+      const entry = this.entries[slot] as Entry;
+      // An example skill is left out unless its layer is asked for or its exact name typed.
+      const ok = admits(entry.document, query) && (entry.layerMultiplier > 0 || layersLifted || (exactSlots?.has(slot) ?? false));
       verdicts[slot] = ok ? ADMITTED : REJECTED;
       evaluated.push(slot);
       return ok;
@@ -213,27 +246,35 @@ export class SearchIndex {
       }
     }
 
-    const exactSlots = this.slotsByLowerName.get(query.text.trim().toLowerCase());
     const top = new TopK<Candidate>(limit);
     let total = 0;
     // One probe object is reused for the comparison; a candidate is only allocated when kept.
-    const probe: Candidate = { slot: -1, id: '', name: '', exact: false, score: 0, statusRank: 0 };
-    const consider = (slot: number, exact: boolean): void => {
+    const probe: Candidate = { slot: -1, id: '', name: '', exact: false, score: 0, nameContains: false, scopeRank: 0, statusRank: 0 };
+    const consider = (slot: number, exact: boolean, browsing = false): void => {
       const entry = this.entries[slot] as Entry;
-      const score = (scores[slot] as number) * entry.penalty;
-      if (score <= 0 && !exact) return;
+      const layerMultiplier = layersLifted || entry.layerMultiplier === 0 ? 1 : entry.layerMultiplier;
+      const score = (scores[slot] as number) * entry.penalty * layerMultiplier;
+      if (score <= 0 && !exact && !browsing) return;
       total++;
       probe.slot = slot;
       probe.id = entry.document.id;
       probe.name = entry.document.name;
       probe.exact = exact;
       probe.score = score;
+      probe.nameContains = comparableQuery !== '' && entry.comparableName.includes(comparableQuery);
+      probe.scopeRank = entry.scopeRank;
       probe.statusRank = entry.statusRank;
       if (top.admits(probe)) top.offer({ ...probe });
     };
     for (const slot of touched) consider(slot, exactSlots?.has(slot) ?? false);
     for (const slot of exactSlots ?? []) {
       if (fieldMasks[slot] === 0 && admitted(slot)) consider(slot, true);
+    }
+    if (comparableQuery === '') {
+      // Browsing: every admitted skill, ordered by the tie-breaks alone.
+      this.entries.forEach((entry, slot) => {
+        if (entry !== undefined && admitted(slot)) consider(slot, false, true);
+      });
     }
 
     const items = top.items.map((candidate): SearchHit => {
@@ -268,6 +309,20 @@ function admits(document: SearchDocument, filter: SearchFilter): boolean {
   if (filter.domain !== undefined && document.domain !== filter.domain) return false;
   if (filter.agent !== undefined && document.agent !== filter.agent) return false;
   if (filter.phase !== undefined && document.phase > filter.phase) return false;
-  if (filter.tags !== undefined && !filter.tags.every((tag) => document.tags.includes(tag))) return false;
+  if (filter.tags !== undefined && !filter.tags.every((tag) => hasTag(document, tag))) return false;
+  if (filter.dcc !== undefined) {
+    const dcc = filter.dcc.toLowerCase();
+    if (document.dcc !== dcc && !(document.products ?? []).includes(dcc)) return false;
+  }
   return true;
+}
+
+/** A tag of the skill, or (seed 004) the name of its layer, which reads as a tag whatever its case. */
+function hasTag(document: SearchDocument, tag: string): boolean {
+  return document.tags.includes(tag) || (document.layer !== undefined && document.layer !== null && tag.toLowerCase() === document.layer);
+}
+
+/** A name as names compare: lower case, `-` read as `_` (an Agent Skills name finds its catalog spelling). */
+function comparable(name: string): string {
+  return name.toLowerCase().replace(/-/g, '_');
 }

@@ -60,3 +60,17 @@ export function tokenize(text: string): string[] {
   }
   return tokens;
 }
+
+/**
+ * Tokens of a field matched only as whole words (seed 004's `dcc`: "exact token match only"): each word yields the
+ * one token a query gives for it whole — the joined word itself (`houdini-fx`), or a single word stemmed as queries
+ * stem it — and never its parts.
+ */
+export function wholeWordTokens(text: string): string[] {
+  const tokens: string[] = [];
+  for (const match of text.toLowerCase().matchAll(WORD)) {
+    const word = match[0];
+    tokens.push(PART_SEPARATOR.test(word) ? word : stem(word));
+  }
+  return tokens;
+}

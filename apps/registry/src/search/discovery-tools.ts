@@ -24,10 +24,17 @@ const searchSkillsArguments = z
       .trim()
       .min(1)
       .max(200)
-      .describe('Words to look for in skill names, tags, domains, agents, descriptions and required tool ids'),
+      .describe('Words to look for in skill names, tags, domains, agents, descriptions, search hints, tools and required tool ids'),
+    dcc: z.string().min(1).max(100).optional().describe('Only skills for this DCC (their dcc or one of their products), e.g. "maya"'),
     domain: z.string().min(1).max(100).optional().describe('Only skills of this engineering domain, e.g. "mechanical"'),
     agent: z.string().min(1).max(100).optional().describe('Only skills owned by this agent'),
-    tags: z.array(z.string().min(1).max(100)).max(20).optional().describe('Only skills carrying every one of these tags'),
+    tags: z
+      .array(z.string().min(1).max(100))
+      .max(20)
+      .optional()
+      .describe(
+        'Only skills carrying every one of these tags; a layer name (domain, infrastructure, thin-harness, example) browses that layer',
+      ),
     limit: z.number().int().min(1).max(100).optional().describe('How many results to return (default 10)'),
   })
   .strict();
@@ -60,6 +67,13 @@ const searchSkillsResult = z.looseObject({
       tags: z.array(z.string()),
       matched_fields: z.array(z.string()),
       deprecation,
+      tool_count: z.number().int(),
+      tool_names: z.array(z.string()),
+      dcc: z.string().nullable(),
+      layer: z.string().nullable(),
+      scope: z.string(),
+      implicit_invocation: z.boolean(),
+      runtime: z.looseObject({ state: z.enum(['available', 'degraded', 'missing']) }).nullable(),
     }),
   ),
   total: z.number().int().describe('Every skill that matched, not only the ones returned'),
@@ -97,8 +111,10 @@ export const DISCOVERY_TOOLS: readonly Tool[] = [
     name: SEARCH_SKILLS,
     title: 'Search skills',
     description:
-      'Ranked keyword search over the skills of this registry (BM25 over name, tags, domain, agent, description and required tool ids; ' +
-      'an exact name comes first). ACTIVE and DEPRECATED results are callable tools; REGISTERED ones are not promoted yet.',
+      'Ranked keyword search over the skills of this registry (BM25 over name, tags, domain, agent, description, search hints, ' +
+      'tools and required tool ids; an exact name comes first; infrastructure and thin-harness skills rank lower and examples ' +
+      'only show when asked for). Each hit names its tools and runtime state. ACTIVE and DEPRECATED results are callable ' +
+      'tools; REGISTERED ones are not promoted yet.',
     inputSchema: jsonSchema(searchSkillsArguments, 'input') as Tool['inputSchema'],
     outputSchema: jsonSchema(searchSkillsResult, 'output') as Tool['outputSchema'],
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -144,6 +160,7 @@ export class DiscoveryTools {
     const tags = [...new Set([...(filter.tags ?? []), ...(args.tags ?? [])])];
     const { hits, total } = this.index.search({
       text: args.query,
+      dcc: args.dcc,
       domain: filter.domain ?? args.domain,
       agent: filter.agent ?? args.agent,
       phase: filter.phase,

@@ -21,8 +21,9 @@ export class SearchReads {
     const offset = query.cursor === undefined ? 0 : offsetOf(query.cursor);
     return this.cache.get(this.catalog.generation, key, () => {
       const { hits, total } = this.index.search({
-        text: query.q,
+        text: query.q ?? '',
         domain: query.domain,
+        dcc: query.dcc,
         agent: query.agent,
         tags: query.tag,
         status: query.status,

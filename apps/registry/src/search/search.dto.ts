@@ -8,8 +8,9 @@ import { RequestInvalid } from '../problem/domain-errors.js';
  */
 export const searchSkillsQuery = z
   .object({
-    q: z.string().trim().min(1, 'must not be blank').max(200),
+    q: z.string().trim().min(1, 'must not be blank').max(200).optional(),
     domain: z.string().min(1).max(100).optional(),
+    dcc: z.string().min(1).max(100).optional(),
     agent: z.string().min(1).max(100).optional(),
     phase: z.coerce.number().int().min(1).max(3).optional(),
     status: z.enum(SKILL_STATUSES).optional(),
@@ -21,7 +22,20 @@ export const searchSkillsQuery = z
     limit: z.coerce.number().int().min(1).max(100).default(10),
     cursor: z.string().optional(),
   })
-  .strict();
+  .strict()
+  // Seed 004 browses by tags alone (search_skills(tags=["infrastructure"])): without q, something must narrow it.
+  .refine(
+    (query) =>
+      query.q !== undefined ||
+      query.tag !== undefined ||
+      query.dcc !== undefined ||
+      query.domain !== undefined ||
+      query.agent !== undefined,
+    {
+      path: ['q'],
+      message: 'is required unless tag, dcc, domain or agent narrows the search',
+    },
+  );
 
 export type SearchSkillsQuery = z.output<typeof searchSkillsQuery>;
 

@@ -1,5 +1,5 @@
 import { compact, enumGiven, given, tagsGiven, withProtoFields } from '../grpc/grpc-fields.js';
-import { deprecationMessage } from '../skills/skills.grpc-messages.js';
+import { deprecationMessage, runtimeSummaryMessage } from '../skills/skills.grpc-messages.js';
 import { presentSearchHit } from './search.presenter.js';
 import { parseSearchSkillsQuery } from './search.dto.js';
 import type { SkillSearchHit } from './skill-search-index.js';
@@ -8,12 +8,19 @@ import type { SkillSearchHit } from './skill-search-index.js';
 
 export function searchHitMessage(hit: SkillSearchHit) {
   const json = presentSearchHit(hit);
-  return { ...json, deprecation: deprecationMessage(json.deprecation) };
+  return {
+    ...json,
+    deprecation: deprecationMessage(json.deprecation),
+    dcc: json.dcc ?? undefined,
+    layer: json.layer ?? undefined,
+    runtime: runtimeSummaryMessage(json.runtime),
+  };
 }
 
 export interface SearchSkillsRequest {
   q?: string;
   domain?: string;
+  dcc?: string;
   agent?: string;
   tags?: string[];
   status?: string;
@@ -26,8 +33,9 @@ export function parseSearchSkills(request: SearchSkillsRequest) {
     () =>
       parseSearchSkillsQuery(
         compact({
-          q: request.q ?? '',
+          q: given(request.q),
           domain: given(request.domain),
+          dcc: given(request.dcc),
           agent: given(request.agent),
           tag: tagsGiven(request.tags),
           status: enumGiven(request.status, 'status'),
@@ -38,8 +46,9 @@ export function parseSearchSkills(request: SearchSkillsRequest) {
     { tag: 'tags' },
   );
   return {
-    text: query.q,
+    text: query.q ?? '',
     domain: query.domain,
+    dcc: query.dcc,
     agent: query.agent,
     tags: query.tag,
     status: query.status,

@@ -1,4 +1,4 @@
-import { presentDeprecation } from '../skills/skill.presenter.js';
+import { presentDeprecation, presentSkillSummary } from '../skills/skill.presenter.js';
 import type { SkillSearchHit } from './skill-search-index.js';
 import type { SearchHitView } from './search.views.js';
 
@@ -17,5 +17,6 @@ export function presentSearchHit(hit: SkillSearchHit): SearchHitView {
     matched_fields: hit.matched_fields,
     pending_dependencies: version.pendingDependencies,
     deprecation: presentDeprecation(version),
+    ...presentSkillSummary(version),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiComponent } from '../openapi/openapi-components.js';
 import { nextCursor } from '../openapi/wire-types.js';
+import { skillSummaryFields } from '../skills/skill-sidecar.views.js';
 import { deprecationView, skillDependencyView, skillStatus } from '../skills/skill.views.js';
 
 /** The wire views of GET /v1/search (search.presenter.ts returns exactly these). */
@@ -19,6 +20,7 @@ const searchHitView = apiComponent(
     matched_fields: z.array(z.string()),
     pending_dependencies: z.array(skillDependencyView),
     deprecation: deprecationView.nullable(),
+    ...skillSummaryFields,
   }),
 );
 

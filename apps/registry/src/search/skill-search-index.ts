@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SearchIndex, type SearchDocument, type SearchHit, type SearchQuery } from '#search/index.js';
+import { SearchIndex, type SearchDocument, type SearchHit, type SearchLayer, type SearchQuery } from '#search/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { type SkillRecord, type SkillVersionRecord, currentVersion } from '../catalog/skill-records.js';
 
@@ -78,7 +78,15 @@ function toSearchDocument(version: SkillVersionRecord): SearchDocument {
     toolNames: version.tools.flatMap((tool) => [tool.name, tool.qualified_name]),
     toolAliases: version.tools.flatMap((tool) => tool.search_aliases),
     toolDescriptions: version.tools.map((tool) => tool.description),
+    dcc: version.agentSkill?.dcc,
+    products: version.agentSkill?.products,
+    layer: searchLayer(version.agentSkill?.layer),
+    scope: version.scope,
     status: version.status,
     phase: version.phase,
   };
+}
+
+function searchLayer(layer: string | null | undefined): SearchLayer | null {
+  return layer === 'domain' || layer === 'infrastructure' || layer === 'thin-harness' || layer === 'example' ? layer : null;
 }

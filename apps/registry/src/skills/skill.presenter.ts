@@ -1,5 +1,13 @@
 import type { LifecycleEventRecord, SkillRecord, SkillVersionRecord } from '../catalog/skill-records.js';
-import type { DeprecationView, LifecycleEventView, SkillListItemView, SkillVersionView, SkillView } from './skill.views.js';
+import { summariseRuntimes } from '#contracts/index.js';
+import type {
+  DeprecationView,
+  LifecycleEventView,
+  SkillListItemView,
+  SkillSummaryView,
+  SkillVersionView,
+  SkillView,
+} from './skill.views.js';
 
 /** The public (snake_case) form of a skill version: exactly the `SkillVersion` view of the OpenAPI document (skill.views.ts). */
 export function presentVersion(version: SkillVersionRecord): SkillVersionView {
@@ -32,10 +40,32 @@ export function presentVersion(version: SkillVersionRecord): SkillVersionView {
     format: version.format,
     tools: version.tools,
     agent_skill: version.agentSkill,
+    prompts: version.prompts,
+    resources: version.resources,
+    workflows: version.workflows,
+    runtimes: version.runtimes,
+    ...presentSkillSummary(version),
     validation: version.validation,
     deprecation: presentDeprecation(version),
     created_at: version.createdAt.toISOString(),
     updated_at: version.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Seed 004's SkillSummary fields of a version: its tools by count and name (a TypeScript skill is one tool, named
+ * like itself), dcc, layer, trust scope, implicit invocation and runtime state.
+ */
+export function presentSkillSummary(version: SkillVersionRecord): SkillSummaryView {
+  const toolNames = version.format === 'agent-skills' ? version.tools.map((tool) => tool.name) : [version.name];
+  return {
+    tool_count: toolNames.length,
+    tool_names: toolNames,
+    dcc: version.agentSkill?.dcc ?? (version.format === 'agent-skills' ? 'python' : null),
+    layer: version.agentSkill?.layer ?? null,
+    scope: version.scope,
+    implicit_invocation: version.agentSkill?.implicit_invocation ?? true,
+    runtime: summariseRuntimes(version.runtimes, (version.runtimesProbedAt ?? version.createdAt).toISOString()),
   };
 }
 

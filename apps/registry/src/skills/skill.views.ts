@@ -3,6 +3,7 @@ import { SKILL_STATUSES } from '#contracts/index.js';
 import { COMPATIBILITY_POLICIES, ISSUE_CATEGORIES } from '#skill-loader/index.js';
 import { apiComponent } from '../openapi/openapi-components.js';
 import { isoDateTime, jsonObject, jsonSchemaDocument, nextCursor } from '../openapi/wire-types.js';
+import { promptView, resourceView, runtimeView, skillSummaryFields, workflowView } from './skill-sidecar.views.js';
 
 /** The wire views of skills (skill.presenter.ts returns exactly these; the OpenAPI components are generated from them). */
 
@@ -82,6 +83,7 @@ const storedToolView = apiComponent(
     examples: z.array(z.object({ input: jsonObject, output: jsonObject.optional(), description: z.string().optional() })),
     script: z.object({ path: z.string(), interpreter: z.enum(['python3', 'bash', 'node']) }).nullable(),
     not_executable_reason: z.string().nullable(),
+    defer_loading: z.boolean().optional().describe("Seed 004's defer-loading: listed by name until loaded (progressive exposure)"),
   }),
   'One tool of an Agent Skills package: the contract an execution of it runs under',
 );
@@ -100,6 +102,10 @@ const agentSkillView = apiComponent(
     layer: z.string().nullable(),
     instruction_only: z.boolean(),
     version_defaulted: z.boolean(),
+    dcc: z.string().optional().describe('metadata.dcc-mcp.dcc (default python)'),
+    products: z.array(z.string()).optional().describe('metadata.dcc-mcp.products: further DCCs the dcc search filter matches'),
+    implicit_invocation: z.boolean().optional().describe('metadata.dcc-mcp.allow-implicit-invocation (default true)'),
+    external_deps: jsonObject.nullable().optional().describe('metadata.dcc-mcp.external-deps as declared (not installed or probed)'),
   }),
   "An Agent Skills package's SKILL.md frontmatter as stored",
 );
@@ -149,6 +155,11 @@ export const skillVersionView = apiComponent(
     format: z.enum(['typescript', 'agent-skills']),
     tools: z.array(storedToolView),
     agent_skill: agentSkillView.nullable(),
+    prompts: z.array(promptView),
+    resources: z.array(resourceView),
+    workflows: z.array(workflowView),
+    runtimes: z.array(runtimeView),
+    ...skillSummaryFields,
     validation: z.array(validationIssueView),
     deprecation: deprecationView.nullable(),
     created_at: isoDateTime,
@@ -227,3 +238,4 @@ export type DeprecationView = z.input<typeof deprecationView>;
 export type SkillView = z.input<typeof skillView>;
 export type SkillListItemView = z.input<typeof skillListItemView>;
 export type LifecycleEventView = z.input<typeof lifecycleEventView>;
+export type SkillSummaryView = Pick<SkillVersionView, keyof typeof skillSummaryFields>;

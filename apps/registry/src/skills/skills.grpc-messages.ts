@@ -6,6 +6,7 @@ import { WithTrailers } from '../grpc/registry-grpc-server.js';
 import { deprecationSignals } from './deprecation-headers.js';
 import { presentDeprecation, presentEvent, presentListItem, presentVersion } from './skill.presenter.js';
 import { parseListSkillsQuery } from './skills.dto.js';
+import type { SkillVersionView } from './skill.views.js';
 
 /**
  * Proto messages (skill_registry.proto) built from the REST presenters' output, so both transports
@@ -46,10 +47,22 @@ export function skillVersionMessage(version: SkillVersionRecord) {
     examples: json.examples.map((example) => toStruct(example as unknown as Json)),
     tools: json.tools.map((tool) => toStruct(tool as unknown as Json)),
     agent_skill: toStruct(json.agent_skill as unknown as Json | null),
+    prompts: json.prompts.map((prompt) => toStruct(prompt as unknown as Json)),
+    resources: json.resources.map((resource) => toStruct(resource as unknown as Json)),
+    workflows: json.workflows.map((workflow) => toStruct(workflow as unknown as Json)),
+    runtimes: json.runtimes.map((runtime) => toStruct(runtime as unknown as Json)),
+    dcc: json.dcc ?? undefined,
+    layer: json.layer ?? undefined,
+    runtime: runtimeSummaryMessage(json.runtime),
     deprecation: deprecationMessage(json.deprecation),
     created_at: toTimestamp(json.created_at),
     updated_at: toTimestamp(json.updated_at),
   };
+}
+
+/** Seed 004's runtime summary with its timestamp as the proto's. */
+export function runtimeSummaryMessage(runtime: SkillVersionView['runtime']) {
+  return runtime ? { ...runtime, probed_at: toTimestamp(runtime.probed_at) } : undefined;
 }
 
 export function versionSummaries(skill: SkillRecord) {
