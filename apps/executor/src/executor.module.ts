@@ -27,6 +27,7 @@ import { InfrastructureReadiness } from './health/infrastructure-readiness.js';
 import { HandlerLauncher, HandlerSandboxPool, handlerProcessLimits, sandboxPoolOptions } from '#handler-sandbox/index.js';
 import { createPackageCacheRoot } from './scripts/package-cache-root.js';
 import { ScriptToolRunner } from './scripts/script-tool-runner.js';
+import { WorkflowRunner } from './scripts/workflow-runner.js';
 import { TwinStore, twinLimitsOf } from '#twin/index.js';
 import { TwinGateway } from './twin/twin-gateway.js';
 
@@ -96,6 +97,7 @@ export class ExecutorModule {
       // One sandbox for every script tool run; ScriptToolRunner checks at start whether it can run here.
       { provide: ScriptSandbox, useFactory: () => new ScriptSandbox({ isolation: config.SCRIPT_SANDBOX }) },
       ScriptToolRunner,
+      WorkflowRunner,
       { provide: TOOL_BRIDGE, useFactory: () => createToolBridge(config) },
       ...hooks,
       { provide: EXECUTION_HOOKS, useFactory: (...instances: ExecutionHook[]) => instances, inject: hooks },

@@ -1,4 +1,4 @@
-import type { StoredPrompt, StoredPromptArgument } from '#contracts/index.js';
+import { PROMPT_PLACEHOLDER, type StoredPrompt, type StoredPromptArgument } from '#contracts/index.js';
 import { closest } from '#skill-loader/definition-messages.js';
 import { describeValue } from '#skill-loader/describe.js';
 import type { IssueList } from '#skill-loader/issues.js';
@@ -11,8 +11,6 @@ const ARGUMENT_KEYS = ['name', 'description', 'required'];
 const ARGUMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_PROMPTS = 100;
 const MAX_TEMPLATE_CHARACTERS = 64 * 1024;
-/** `{{argument}}` placeholders of a prompt template (the dcc-mcp-core prompts primitive's spelling). */
-export const PROMPT_PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 /**
  * The prompt templates of the files `metadata.dcc-mcp.prompts` names (seed 004, dcc-mcp-core's prompts primitive):

@@ -30,6 +30,14 @@ export interface StoredPrompt {
   template: string;
 }
 
+/** `{{argument}}` placeholders of a prompt template (the dcc-mcp-core prompts primitive's spelling). */
+export const PROMPT_PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** The template with each placeholder replaced by its argument; an optional argument not given reads as empty. */
+export function renderPrompt(template: string, args: Readonly<Record<string, string>>): string {
+  return template.replace(PROMPT_PLACEHOLDER, (_, name: string) => (Object.hasOwn(args, name) ? (args[name] as string) : ''));
+}
+
 /** A static resource of a package (a file of it), served under the URI its author gave it. */
 export interface StoredResource {
   /** Absolute URI as written, normalised by WHATWG URL parsing (what resources/read compares). */

@@ -31,6 +31,18 @@ export type ExecutionEvent =
       errors: Record<string, unknown>[];
       reask: boolean;
     }
+  /** A workflow's step (seed 004 `workflows/`) is about to run its tool, with the arguments mapped for it. */
+  | { type: 'step_started'; at: string; step: string; tool: string; index: number }
+  | {
+      type: 'step_completed';
+      at: string;
+      step: string;
+      tool: string;
+      index: number;
+      duration_ms: number;
+      ok: boolean;
+      error?: ExecutionError;
+    }
   | { type: 'twin_read'; at: string; work_product_id: string; revision: number; branch: string }
   | { type: 'twin_written'; at: string; work_product_id: string; revision: number; branch: string; kind: string }
   | {

@@ -103,5 +103,6 @@ export type ExecutableVersion = Pick<
   | 'toolsRequired'
   | 'format'
   | 'tools'
+  | 'workflows'
   | 'contentHash'
 >;

@@ -4,7 +4,8 @@ import type { ExecutionEvent } from './execution-events.js';
 /**
  * The platform's event types, named as seed 003 §7 names them where they apply. One execution runs one skill,
  * so the seed's run.* are an execution's own moves (queued, started, retrying, completed, failed, cancelled);
- * skill.output_invalid, tool.*, hook.failed keep the seed's names; twin.* are the digital twin's, and
+ * skill.output_invalid, tool.*, hook.failed keep the seed's names; step.* are a workflow's steps (seed 004
+ * workflows, each step one script tool run of the execution); twin.* are the digital twin's, and
  * skill.lifecycle a version's lifecycle move (published before this stream existed under that name).
  */
 export const PLATFORM_EVENT_TYPES = [
@@ -18,6 +19,9 @@ export const PLATFORM_EVENT_TYPES = [
   'tool.invoked',
   'tool.completed',
   'tool.failed',
+  'step.started',
+  'step.completed',
+  'step.failed',
   'twin.read',
   'twin.written',
   'hook.failed',
@@ -54,6 +58,10 @@ export function platformTypeOf(event: ExecutionEvent): PlatformEventType | null 
       return 'tool.invoked';
     case 'tool_completed':
       return event.ok ? 'tool.completed' : 'tool.failed';
+    case 'step_started':
+      return 'step.started';
+    case 'step_completed':
+      return event.ok ? 'step.completed' : 'step.failed';
     case 'twin_read':
       return 'twin.read';
     case 'twin_written':

@@ -6,6 +6,7 @@ import type { HandlerSandboxPool } from '#handler-sandbox/index.js';
 import { PackageUnavailable, type PackageCache } from '#package-store/index.js';
 import { type AttemptHooks, HookRefused } from '../hooks/attempt-hooks.js';
 import type { HandlerOutcome, ScriptToolRunner } from '../scripts/script-tool-runner.js';
+import { WorkflowRunner } from '../scripts/workflow-runner.js';
 import type { TwinGateway } from '../twin/twin-gateway.js';
 import { AttemptStart } from './attempt-start.js';
 import type { ExecutionEventPublisher } from './execution-event-publisher.js';
@@ -31,6 +32,7 @@ function version(overrides: Partial<ExecutableVersion> = {}): ExecutableVersion 
     toolsRequired: [],
     format: 'typescript',
     tools: [],
+    workflows: [],
     contentHash: `sha256:${'1'.repeat(64)}`,
     ...overrides,
   };
@@ -99,6 +101,10 @@ function attemptWith(options: {
       seen.scriptRuns++;
       return outputs[0];
     },
+    runTool: async () => {
+      seen.scriptRuns++;
+      return outputs[0];
+    },
   } as unknown as ScriptToolRunner;
   const packages = {
     directory: async (hash: string) => {
@@ -112,12 +118,12 @@ function attemptWith(options: {
     flush: async () => undefined,
   } as unknown as ExecutionEventPublisher;
   const log = { logWriter: () => async () => undefined } as unknown as ExecutionEventLog;
-  const attempt = new HandlerAttempt(bridge, sandbox, scripts, packages, twin, events, log);
-  const run = (of: ExecutableVersion) =>
+  const attempt = new HandlerAttempt(bridge, sandbox, scripts, new WorkflowRunner(scripts), packages, twin, events, log);
+  const run = (of: ExecutableVersion, tool = 'echo') =>
     attempt.run({
       execution,
       version: of,
-      contract: runContractOf(of, of.format === 'agent-skills' ? 'echo' : null)!,
+      contract: runContractOf(of, of.format === 'agent-skills' ? tool : null)!,
       start: AttemptStart.written(execution),
       hooks,
       signal: new AbortController().signal,
@@ -204,27 +210,50 @@ describe('HandlerAttempt', () => {
   });
 
   it('runs an Agent Skills version through the script tool runner, not the sandbox pool', async () => {
-    const tool = {
-      name: 'echo',
-      qualified_name: 'demo__echo',
-      description: 'echo',
-      input_schema: { type: 'object' },
-      output_schema: OUTPUT_SCHEMA,
-      read_only: true,
-      destructive: false,
-      idempotent: true,
-      timeout_seconds: 5,
-      retries: 0,
-      search_aliases: [],
-      next_tools: { on_success: [], on_failure: [] },
-      annotations: {},
-      examples: [],
-      script: { path: 'scripts/echo.py', interpreter: 'python3' as const },
-      not_executable_reason: null,
-    };
     const { run, seen } = attemptWith({});
-    expect(await run(version({ format: 'agent-skills', tools: [tool], outputSchema: null }))).toEqual({ ok: true, output: { n: 1 } });
+    expect(await run(version({ format: 'agent-skills', tools: [ECHO_TOOL], outputSchema: null }))).toEqual({ ok: true, output: { n: 1 } });
     expect(seen.scriptRuns).toBe(1);
     expect(seen.sandboxRuns).toEqual([]);
   });
+
+  it("runs a workflow through the workflow runner, its steps' events on the execution's stream", async () => {
+    const workflow = {
+      name: 'twice',
+      qualified_name: 'demo__twice',
+      description: 'echo twice',
+      input_schema: { type: 'object' },
+      steps: [
+        { id: 'a', tool: 'echo', args: {} },
+        { id: 'b', tool: 'echo', args: { n: '{{steps.a.output.n}}' } },
+      ],
+      timeout_seconds: 10,
+      idempotent: true,
+      retries: 0,
+      not_executable_reason: null,
+    };
+    const { run, seen } = attemptWith({});
+    const demo = version({ format: 'agent-skills', tools: [ECHO_TOOL], workflows: [workflow], outputSchema: null });
+    expect(await run(demo, 'twice')).toEqual({ ok: true, output: { output: { n: 1 }, steps: { a: { n: 1 }, b: { n: 1 } } } });
+    expect(seen.scriptRuns).toBe(2);
+    expect(seen.events.map((event) => event.type)).toEqual(['step_started', 'step_completed', 'step_started', 'step_completed']);
+  });
 });
+
+const ECHO_TOOL = {
+  name: 'echo',
+  qualified_name: 'demo__echo',
+  description: 'echo',
+  input_schema: { type: 'object' },
+  output_schema: OUTPUT_SCHEMA,
+  read_only: true,
+  destructive: false,
+  idempotent: true,
+  timeout_seconds: 5,
+  retries: 0,
+  search_aliases: [],
+  next_tools: { on_success: [], on_failure: [] },
+  annotations: {},
+  examples: [],
+  script: { path: 'scripts/echo.py', interpreter: 'python3' as const },
+  not_executable_reason: null,
+};

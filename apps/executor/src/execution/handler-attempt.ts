@@ -7,6 +7,7 @@ import { ExecutionBridgeView, missingTools, silentLogger, type ToolCallEvent } f
 import { PackageCache, PackageUnavailable } from '#package-store/index.js';
 import { type AttemptHooks, HookRefused } from '../hooks/attempt-hooks.js';
 import { ScriptToolRunner, type HandlerOutcome } from '../scripts/script-tool-runner.js';
+import { WorkflowRunner } from '../scripts/workflow-runner.js';
 import { TwinGateway } from '../twin/twin-gateway.js';
 import type { AttemptStart } from './attempt-start.js';
 import { ExecutionEventPublisher } from './execution-event-publisher.js';
@@ -42,6 +43,7 @@ export class HandlerAttempt {
     @Inject(TOOL_BRIDGE) private readonly bridge: McpBridge,
     private readonly sandbox: HandlerSandboxPool,
     private readonly scripts: ScriptToolRunner,
+    private readonly workflows: WorkflowRunner,
     private readonly packages: PackageCache,
     private readonly twin: TwinGateway,
     private readonly events: ExecutionEventPublisher,
@@ -71,10 +73,7 @@ export class HandlerAttempt {
       const outcome = await throughOutputGate(
         // The one point where the formats differ: what runs as the handler; then the post_step hooks see what it returned.
         async (timeoutMs) => {
-          const returned =
-            version.format === 'agent-skills'
-              ? await this.scripts.run(execution, version, contract, signal)
-              : await this.runHandler(attempt, timeoutMs);
+          const returned = await this.runOnce(attempt, timeoutMs);
           if (returned.ok) await hooks.postStep(returned.output);
           return returned;
         },
@@ -108,6 +107,22 @@ export class HandlerAttempt {
         return { ok: false, error: { code: 'PRECONDITION_FAILED', message: error.message, details: {} } };
       return { ok: false, error: { code: 'HANDLER_ERROR', message: (error as Error).message, details: {} } };
     }
+  }
+
+  /** What runs as the handler: a TypeScript handler, a script tool, or a workflow of the package's script tools. */
+  private runOnce(attempt: AttemptRun, timeoutMs: number): Promise<HandlerOutcome> {
+    const { execution, version, contract, signal } = attempt;
+    if (version.format !== 'agent-skills') return this.runHandler(attempt, timeoutMs);
+    const { workflow } = contract;
+    if (workflow === null) return this.scripts.run(execution, version, contract, signal);
+    // Its steps' events go on the execution's stream, after whatever is held (its 'started').
+    return this.workflows.run(
+      execution,
+      version,
+      { ...contract, workflow },
+      signal,
+      (event) => void this.events.publish(execution.id, event),
+    );
   }
 
   /**

@@ -47,6 +47,7 @@ const version: ExecutableVersion = {
   toolsRequired: [],
   format: 'agent-skills',
   tools: [tool('echo', { path: 'scripts/echo.py', interpreter: 'python3' }), tool('manual', null, 'needs a GUI')],
+  workflows: [],
   contentHash: 'sha256:' + '0'.repeat(64),
 };
 const execution = { id: 'e1', input: {} } as ExecutionRecord;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import type { RunContract } from '#contracts/index.js';
+import type { RunContract, StoredScriptTool } from '#contracts/index.js';
 import type { ExecutableVersion, ExecutionError, ExecutionRecord } from '#executions/index.js';
 import { PackageCache } from '#package-store/index.js';
-import { ScriptSandboxUnavailable, ScriptSandbox, type IsolationMode } from '#script-sandbox/index.js';
+import { ScriptSandboxUnavailable, ScriptSandbox, type IsolationMode, type RUN_VARIABLES } from '#script-sandbox/index.js';
 import { EXECUTOR_CONFIG, type ExecutorConfig } from '../config/executor-config.js';
 import { packageCacheBlocked } from './package-cache-root.js';
 
@@ -52,6 +52,23 @@ export class ScriptToolRunner implements OnModuleInit {
     if (!tool) {
       return failure('HANDLER_ERROR', `${version.name} ${version.version} is an Agent Skills version without tools: nothing to run`);
     }
+    // The input was checked once against this tool's stored schema, by the registry before the execution existed
+    // (ExecuteSkill); the output is checked once, by HandlerAttempt, for scripts and TypeScript handlers alike.
+    return this.runTool(execution, version, tool, execution.input, contract.timeoutSeconds * 1000, signal);
+  }
+
+  /**
+   * One run of `tool`'s script on `input`, in the sandbox, from the package materialised out of the store: an
+   * execution's tool, or one step of a workflow (WorkflowRunner). Only the bytes the registry stored run.
+   */
+  async runTool(
+    execution: ExecutionRecord,
+    version: ExecutableVersion,
+    tool: StoredScriptTool,
+    input: Record<string, unknown>,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<HandlerOutcome> {
     if (!tool.script) {
       const reason = tool.not_executable_reason ?? 'it has no script';
       return failure('PRECONDITION_FAILED', `Tool '${tool.name}' of ${version.name} ${version.version} cannot run here: ${reason}`, {
@@ -62,19 +79,22 @@ export class ScriptToolRunner implements OnModuleInit {
     // Re-checked while unavailable: installing bubblewrap or fixing the cache directory needs no restart.
     const status = this.current.available ? this.current : await this.check();
     if (!status.available) return failure('PRECONDITION_FAILED', status.reason as string, { tool: tool.name, isolation: status.isolation });
-    // The input was checked once against this tool's stored schema, by the registry before the execution existed
-    // (ExecuteSkill); the output is checked once, by HandlerAttempt, for scripts and TypeScript handlers alike.
-    // Only the bytes the registry stored run, exactly as for TypeScript skills.
     const packageDir = await this.packages.directory(version.contentHash);
+    const env: Record<(typeof RUN_VARIABLES)[number], string> = {
+      SKILL_NAME: version.name,
+      SKILL_VERSION: version.version,
+      SKILL_TOOL: tool.name,
+      EXECUTION_ID: execution.id,
+    };
     try {
       const outcome = await this.sandbox.run({
         packageDir,
         script: tool.script.path,
-        input: execution.input,
-        timeoutMs: contract.timeoutSeconds * 1000,
+        input,
+        timeoutMs,
         signal,
         cancelGraceMs: this.config.CANCEL_GRACE_MS,
-        env: { SKILL_NAME: version.name, SKILL_VERSION: version.version, SKILL_TOOL: tool.name, EXECUTION_ID: execution.id },
+        env,
       });
       if (!outcome.ok) return { ok: false, error: outcome.error };
       if (outcome.stderrTail) this.logger.debug(`[${version.name} ${tool.name} ${execution.id}] stderr: ${outcome.stderrTail}`);
@@ -102,6 +122,6 @@ export class ScriptToolRunner implements OnModuleInit {
   }
 }
 
-function failure(code: ExecutionError['code'], message: string, details: Record<string, unknown> = {}): HandlerOutcome {
+export function failure(code: ExecutionError['code'], message: string, details: Record<string, unknown> = {}): HandlerOutcome {
   return { ok: false, error: { code, message, details } };
 }

@@ -103,7 +103,7 @@ export class ExecuteSkill {
               command.version ?? null,
               command.sessionId ?? null,
               canonical(command.input),
-              contract.tool?.name ?? null,
+              contract.tool?.name ?? contract.workflow?.name ?? null,
               // Left out for main, so keys given before branches existed still match their requests.
               ...(branch === 'main' ? [] : [branch]),
             ]),
@@ -138,7 +138,7 @@ export class ExecuteSkill {
       version: version.version,
       purpose,
       input: command.input,
-      tool: contract.tool?.name ?? null,
+      tool: contract.tool?.name ?? contract.workflow?.name ?? null,
       branch,
       traceId: traceIdOf(traceContext),
       traceParent: traceparentOf(traceContext),
@@ -198,7 +198,8 @@ export class ExecuteSkill {
   /** The contract the execution runs under (runContractOf), or a clear refusal naming the tools there are. */
   private contractOf(version: SkillVersionRecord, tool: string | undefined): RunContract {
     const contract = runContractOf(version, tool);
-    const names = version.tools.map((candidate) => candidate.name);
+    // What `tool` may name: a script tool, or a workflow of them (seed 004).
+    const names = [...version.tools, ...version.workflows].map((candidate) => candidate.name);
     if (!contract) {
       if (version.tools.length === 0 && tool !== undefined) {
         throw new RequestInvalid(`Skill '${version.name}' has one handler and no tools; leave out 'tool'`, [
@@ -221,6 +222,14 @@ export class ExecuteSkill {
         version.version,
         version.status,
         `tool '${contract.tool.name}' cannot run here: ${contract.tool.not_executable_reason ?? 'it has no script'}`,
+      );
+    }
+    if (contract.workflow?.not_executable_reason) {
+      throw new SkillNotExecutable(
+        version.name,
+        version.version,
+        version.status,
+        `workflow '${contract.workflow.name}' cannot run here: ${contract.workflow.not_executable_reason}`,
       );
     }
     return contract;

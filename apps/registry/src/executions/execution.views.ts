@@ -113,6 +113,21 @@ export const executionEventView = apiComponent(
         reask: z.boolean().describe('Whether the gate asks the handler again (max_retries_per_gate, idempotent skills only)'),
       })
       .describe('A result failed output validation (only for skills with max_retries_per_gate > 0)'),
+    z
+      .object({ type: z.literal('step_started'), at, step: z.string(), tool: z.string(), index: z.number().int() })
+      .describe("A workflow's step is about to run its tool (seed 004 workflows: one execution, one event stream)"),
+    z
+      .object({
+        type: z.literal('step_completed'),
+        at,
+        step: z.string(),
+        tool: z.string(),
+        index: z.number().int(),
+        duration_ms: z.number(),
+        ok: z.boolean(),
+        error: executionErrorView.optional(),
+      })
+      .describe("A workflow's step ended: its tool's output passed its schema (ok), or the step failed and ends the workflow"),
     z.object({ type: z.literal('twin_read'), at, work_product_id: z.string(), revision: z.number().int(), branch: z.string() }),
     z.object({
       type: z.literal('twin_written'),

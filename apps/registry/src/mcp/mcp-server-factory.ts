@@ -7,6 +7,7 @@ import { McpTaskMethods } from '../mcp-tasks/mcp-task-methods.js';
 import { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { RegistrySkillSource } from '../mcp-skills/registry-skill-source.js';
 import { McpPrompts } from '../mcp-skills/mcp-prompts.js';
+import { McpSkillResources } from '../mcp-skills/mcp-skill-resources.js';
 import { McpTwinResources } from '../twin/mcp-twin-resources.js';
 
 const MCP_SERVER_INFO = { name: 'skill-registry', title: 'Skill Registry', version: '1.0.0' };
@@ -35,6 +36,7 @@ export class McpServerFactory {
     private readonly prompts: McpPrompts,
     private readonly twinResources: McpTwinResources,
     private readonly taskMethods: McpTaskMethods,
+    private readonly skillResources: McpSkillResources,
   ) {}
 
   create(connection: McpConnection): McpServer {
@@ -59,7 +61,9 @@ export class McpServerFactory {
       }),
     );
     mcp.server.setRequestHandler('prompts/list', (request) => this.prompts.list(connection.filter, request.params?.cursor));
-    mcp.server.setRequestHandler('prompts/get', (request) => this.prompts.get(connection.filter, request.params.name));
+    mcp.server.setRequestHandler('prompts/get', (request) =>
+      this.prompts.get(connection.filter, request.params.name, request.params.arguments),
+    );
     // The MCP Skills extension (SEP-2640): skills/list, skills/get, skill:// resources, directory reads.
     new SkillsExtension({
       source: this.skills.for(connection.filter),
@@ -69,6 +73,8 @@ export class McpServerFactory {
     this.twinResources.attach(mcp, connection);
     // tasks/get, tasks/result, tasks/list, tasks/cancel, tasks/update.
     this.taskMethods.attach(mcp, connection);
+    // Static resources of Agent Skills packages (seed 004), under their authors' URIs: last, as it matches any URI.
+    this.skillResources.attach(mcp, connection);
     return mcp;
   }
 }
