@@ -71,7 +71,7 @@ export const runtimeView = apiComponent(
   'A runtime an Agent Skills package declares (metadata.dcc-mcp.runtimes), with what the probe at registration found',
 );
 
-export const runtimeSummaryView = apiComponent(
+const runtimeSummaryView = apiComponent(
   'RuntimeSummary',
   z.object({
     state: runtimeState.describe('missing when a required runtime is, else degraded when an optional one is, else available'),
