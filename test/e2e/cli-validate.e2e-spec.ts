@@ -53,7 +53,7 @@ describe('skill-registry validate --strict', () => {
       const dir = path.join(root, 'maya-geometry');
       await cp(path.join(REPO_ROOT, 'test/fixtures/agent-skills/good/maya-geometry'), dir, { recursive: true });
       const tools = await readFile(path.join(dir, 'tools.yaml'), 'utf8');
-      await writeFile(path.join(dir, 'tools.yaml'), tools.replace(/  - name: export_fbx[\s\S]*$/, ''));
+      await writeFile(path.join(dir, 'tools.yaml'), tools.replace(/ {2}- name: export_fbx[\s\S]*$/, ''));
       await rm(path.join(dir, 'scripts/export_fbx.bat'));
       const json = await cli('--json', 'validate', '--strict', dir);
       expect(json.code).toBe(0);
@@ -64,9 +64,9 @@ describe('skill-registry validate --strict', () => {
       ]);
       const text = await cli('validate', '--strict', dir);
       expect(text.code).toBe(0);
-      expect(text.stdout).toMatch(/^OK  maya_geometry@1\.0\.0 .* 0 errors, 0 warnings, 1 info/);
+      expect(text.stdout).toMatch(/^OK {2}maya_geometry@1\.0\.0 .* 0 errors, 0 warnings, 1 info/);
       expect(text.stdout).toMatch(
-        /  info    \[definition\] tools\.yaml \/tools\/0\/defer-loading: tool 'create_sphere': defer-loading: true is stored/,
+        / {2}info {4}\[definition\] tools\.yaml \/tools\/0\/defer-loading: tool 'create_sphere': defer-loading: true is stored/,
       );
     } finally {
       await rm(root, { recursive: true, force: true });
