@@ -46,8 +46,8 @@ describe('skill-registry validate --strict', () => {
   });
 
   it('prints info findings in the report without counting them, even under --strict', async () => {
-    // maya-geometry without its one tool that cannot run here: what remains are infos (defer-loading stored for
-    // progressive exposure, the degraded optional runtimes are the registry's probe, not the CLI's).
+    // maya-geometry without its one tool that cannot run here, and with allow-implicit-invocation: false, whose
+    // info says what the registry does with it (the degraded optional runtimes are the registry's probe, not the CLI's).
     const root = await tempRoot();
     try {
       const dir = path.join(root, 'maya-geometry');
@@ -55,18 +55,23 @@ describe('skill-registry validate --strict', () => {
       const tools = await readFile(path.join(dir, 'tools.yaml'), 'utf8');
       await writeFile(path.join(dir, 'tools.yaml'), tools.replace(/ {2}- name: export_fbx[\s\S]*$/, ''));
       await rm(path.join(dir, 'scripts/export_fbx.bat'));
+      const skillMd = await readFile(path.join(dir, 'SKILL.md'), 'utf8');
+      await writeFile(
+        path.join(dir, 'SKILL.md'),
+        skillMd.replace('    layer: domain\n', '    layer: domain\n    allow-implicit-invocation: false\n'),
+      );
       const json = await cli('--json', 'validate', '--strict', dir);
       expect(json.code).toBe(0);
       const report = JSON.parse(json.stdout);
       expect(report).toMatchObject({ valid: true, strict: true, valid_without_strict: true });
       expect(report.issues.map((issue: { severity: string; path: string }) => `${issue.severity} ${issue.path}`)).toEqual([
-        'info /tools/0/defer-loading',
+        'info /metadata/dcc-mcp/allow-implicit-invocation',
       ]);
       const text = await cli('validate', '--strict', dir);
       expect(text.code).toBe(0);
       expect(text.stdout).toMatch(/^OK {2}maya_geometry@1\.0\.0 .* 0 errors, 0 warnings, 1 info/);
       expect(text.stdout).toMatch(
-        / {2}info {4}\[definition\] tools\.yaml \/tools\/0\/defer-loading: tool 'create_sphere': defer-loading: true is stored/,
+        / {2}info {4}\[definition\] SKILL\.md \/metadata\/dcc-mcp\/allow-implicit-invocation: allow-implicit-invocation: false is shown/,
       );
     } finally {
       await rm(root, { recursive: true, force: true });

@@ -35,7 +35,7 @@ export function readDccMcpPolicy(extension: Record<string, unknown>, issues: Iss
       'definition',
       FILE,
       at('allow-implicit-invocation'),
-      'allow-implicit-invocation: false is shown as implicit_invocation: false in search hits and the skill view; MCP tools/list does not hide its tools yet',
+      'allow-implicit-invocation: false is shown as implicit_invocation: false in search hits and the skill view; MCP tools/list does not hold its tools back for it (with progressive exposure every skill is loaded explicitly anyway)',
       'Nothing to change; hosts that honour the flag read it from the skill view.',
     );
   }
