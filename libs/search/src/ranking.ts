@@ -62,13 +62,17 @@ export interface SearchHit {
 /**
  * What the ranking compares; `exact` is a case-insensitive match of the whole query with the name, `nameContains`
  * that the name contains the query (both with `-` and `_` read alike, so the Agent Skills spelling of a name counts).
+ * `nameContains` is worked out only when two scores tie (a substring search per match cost a third of a search):
+ * left undefined, the comparison fills it in from `comparableName`.
  */
 export interface RankedCandidate {
   id: string;
   name: string;
+  /** The name as names compare: lower case, `-` read as `_`. */
+  comparableName: string;
   exact: boolean;
   score: number;
-  nameContains: boolean;
+  nameContains?: boolean;
   scopeRank: number;
   statusRank: number;
 }
@@ -78,9 +82,11 @@ export interface RankedCandidate {
  * descending, then a name containing the query, then scope (admin first), then status rank (ACTIVE before
  * DEPRECATED), then name and id by code unit (not locale, so every machine agrees).
  */
-function compareCandidates(a: RankedCandidate, b: RankedCandidate): number {
+function compareCandidates(a: RankedCandidate, b: RankedCandidate, query: string): number {
   if (a.exact !== b.exact) return a.exact ? -1 : 1;
   if (a.score !== b.score) return b.score - a.score;
+  a.nameContains ??= query !== '' && a.comparableName.includes(query);
+  b.nameContains ??= query !== '' && b.comparableName.includes(query);
   if (a.nameContains !== b.nameContains) return a.nameContains ? -1 : 1;
   if (a.scopeRank !== b.scopeRank) return a.scopeRank - b.scopeRank;
   if (a.statusRank !== b.statusRank) return a.statusRank - b.statusRank;
@@ -91,17 +97,21 @@ function compareCandidates(a: RankedCandidate, b: RankedCandidate): number {
 
 /**
  * Keeps the best `limit` candidates in order as they stream in: O(n) comparisons against the worst
- * kept plus a binary insertion for the few that beat it, instead of sorting every match.
+ * kept plus a binary insertion for the few that beat it, instead of sorting every match. `query` is the
+ * comparable query text of the name-substring tie-break.
  */
 export class TopK<T extends RankedCandidate> {
   readonly items: T[] = [];
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly query = '',
+  ) {}
 
   /** Whether a candidate would be kept; lets callers skip building candidates that would not. */
   admits(candidate: RankedCandidate): boolean {
     if (this.limit === 0) return false;
-    return this.items.length < this.limit || compareCandidates(candidate, this.items[this.items.length - 1] as T) < 0;
+    return this.items.length < this.limit || compareCandidates(candidate, this.items[this.items.length - 1] as T, this.query) < 0;
   }
 
   offer(candidate: T): void {
@@ -111,7 +121,7 @@ export class TopK<T extends RankedCandidate> {
     let high = items.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      if (compareCandidates(items[mid] as T, candidate) <= 0) low = mid + 1;
+      if (compareCandidates(items[mid] as T, candidate, this.query) <= 0) low = mid + 1;
       else high = mid;
     }
     items.splice(low, 0, candidate);

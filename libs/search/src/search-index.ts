@@ -246,10 +246,10 @@ export class SearchIndex {
       }
     }
 
-    const top = new TopK<Candidate>(limit);
+    const top = new TopK<Candidate>(limit, comparableQuery);
     let total = 0;
     // One probe object is reused for the comparison; a candidate is only allocated when kept.
-    const probe: Candidate = { slot: -1, id: '', name: '', exact: false, score: 0, nameContains: false, scopeRank: 0, statusRank: 0 };
+    const probe: Candidate = { slot: -1, id: '', name: '', comparableName: '', exact: false, score: 0, scopeRank: 0, statusRank: 0 };
     const consider = (slot: number, exact: boolean, browsing = false): void => {
       const entry = this.entries[slot] as Entry;
       const layerMultiplier = layersLifted || entry.layerMultiplier === 0 ? 1 : entry.layerMultiplier;
@@ -261,7 +261,8 @@ export class SearchIndex {
       probe.name = entry.document.name;
       probe.exact = exact;
       probe.score = score;
-      probe.nameContains = comparableQuery !== '' && entry.comparableName.includes(comparableQuery);
+      probe.comparableName = entry.comparableName;
+      probe.nameContains = undefined;
       probe.scopeRank = entry.scopeRank;
       probe.statusRank = entry.statusRank;
       if (top.admits(probe)) top.offer({ ...probe });
