@@ -6,7 +6,7 @@ import { RequestInvalid } from '../problem/domain-errors.js';
  * Query of GET /v1/search, parsed with zod like the list query (it sits on a hot read path); the
  * OpenAPI description is in search.controller.ts.
  */
-export const searchSkillsQuery = z
+const searchSkillsFields = z
   .object({
     q: z.string().trim().min(1, 'must not be blank').max(200).optional(),
     domain: z.string().min(1).max(100).optional(),
@@ -22,7 +22,9 @@ export const searchSkillsQuery = z
     limit: z.coerce.number().int().min(1).max(100).default(10),
     cursor: z.string().optional(),
   })
-  .strict()
+  .strict();
+
+export const searchSkillsQuery = searchSkillsFields
   // Seed 004 browses by tags alone (search_skills(tags=["infrastructure"])): without q, something must narrow it.
   .refine(
     (query) =>
@@ -40,10 +42,7 @@ export const searchSkillsQuery = z
 export type SearchSkillsQuery = z.output<typeof searchSkillsQuery>;
 
 /** Query of GET /v1/facets: the catalog view's query and filters (`q` optional: without it, the list's). */
-export const catalogFacetsQuery = searchSkillsQuery
-  .omit({ limit: true, cursor: true })
-  .extend({ q: searchSkillsQuery.shape.q.optional() })
-  .strict();
+export const catalogFacetsQuery = searchSkillsFields.omit({ limit: true, cursor: true }).strict();
 
 export type CatalogFacetsQuery = z.output<typeof catalogFacetsQuery>;
 
