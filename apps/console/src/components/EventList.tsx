@@ -15,6 +15,10 @@ function describe(event: ExecutionEvent): string {
       return `tool ${event.tool_id} ${event.ok ? 'completed' : `failed${event.error ? `: ${event.error.code} ${event.error.message}` : ''}`} in ${event.duration_ms} ms`;
     case 'output_invalid':
       return `output invalid (attempt ${event.attempt}, try ${event.try})${event.reask ? ', asking again' : ''}`;
+    case 'step_started':
+      return `step ${event.step} (${event.tool}) started`;
+    case 'step_completed':
+      return `step ${event.step} (${event.tool}) ${event.ok ? 'completed' : `failed${event.error ? `: ${event.error.code} ${event.error.message}` : ''}`} in ${event.duration_ms} ms`;
     case 'twin_read':
       return `read twin ${event.work_product_id} r${event.revision} on ${event.branch}`;
     case 'twin_written':
