@@ -1,9 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { packPackageArchive, readPackageDir } from '#package-store/index.js';
-import { spiceAdapter } from '../../apps/adapters/spice/src/adapter.js';
-import type { RunningAdapter } from '../../apps/adapters/common/src/index.js';
-import { freePort, isolateScratchRoot, startInProcess } from '../adapters/support.js';
+import { freePort, isolateScratchRoot, startAdapterProcess, type AdapterProcess } from '../adapters/support.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
@@ -16,7 +14,10 @@ import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 describe('required tools at registration (registry in process, a real spice adapter)', () => {
   let db: TestDatabase;
   let root: string;
-  let spice: RunningAdapter;
+  // A process of its own, as in production: the registry's discovery keeps this process busy, and an adapter
+  // in it could not answer tools/list in time (the check would then rightly say it could not tell).
+  let spice: AdapterProcess;
+  let spiceUrl: string;
   let downPort: number;
   let registry: RunningRegistry | undefined;
   isolateScratchRoot();
@@ -30,7 +31,9 @@ describe('required tools at registration (registry in process, a real spice adap
   beforeAll(async () => {
     db = await createTestDatabase('required_tools');
     root = await tempRoot();
-    spice = await startInProcess(spiceAdapter());
+    const port = await freePort();
+    spice = await startAdapterProcess('spice', port);
+    spiceUrl = `http://127.0.0.1:${port}/mcp`;
     downPort = await freePort();
     await requiring('needs_spice', 'spice.simulate');
     await requiring('needs_typo', 'spice.simulat');
@@ -40,7 +43,7 @@ describe('required tools at registration (registry in process, a real spice adap
 
   afterAll(async () => {
     await registry?.stop();
-    await spice?.close();
+    await spice?.kill();
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });
@@ -49,7 +52,7 @@ describe('required tools at registration (registry in process, a real spice adap
     registry = await startRegistry({
       databaseUrl: db.url,
       skillPaths: [root],
-      env: { TOOL_ADAPTERS: `spice=${spice.url},gmsh=http://127.0.0.1:${downPort}/mcp` },
+      env: { TOOL_ADAPTERS: `spice=${spiceUrl},gmsh=http://127.0.0.1:${downPort}/mcp` },
     });
     const clean = await versionOf('needs_spice');
     expect(clean.status).toBe('REGISTERED');
@@ -122,7 +125,7 @@ describe('required tools at registration (registry in process, a real spice adap
     registry = await startRegistry({
       databaseUrl: db.url,
       skillPaths: [root],
-      env: { TOOL_ADAPTERS: `spice=${spice.url},kicad=${spice.url}` },
+      env: { TOOL_ADAPTERS: `spice=${spiceUrl},kicad=${spiceUrl}` },
     });
     // kicad (here the spice server under another name) still declares no run_drc: an error again, the DRAFT stays.
     const unknown = await versionOf('needs_kicad');
@@ -136,7 +139,7 @@ describe('required tools at registration (registry in process, a real spice adap
       name: 'needs_typo',
       definition: { tools_required: [{ tool_id: 'spice.simulate', capability: 'circuit_simulation' }] },
     });
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], env: { TOOL_ADAPTERS: `spice=${spice.url}` } });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], env: { TOOL_ADAPTERS: `spice=${spiceUrl}` } });
     const fixed = await versionOf('needs_typo');
     expect(fixed.status).toBe('REGISTERED');
     expect(toolFindings(fixed)).toEqual([]);
@@ -144,16 +147,13 @@ describe('required tools at registration (registry in process, a real spice adap
 
   it('registers a DRAFT held back only by an unconfigured adapter once that adapter is configured, without a change of its package', async () => {
     await registry!.stop();
-    const kicad = await startInProcess({
-      ...spiceAdapter(),
-      name: 'kicad',
-      tools: spiceAdapter().tools.map((tool) => ({ ...tool, name: 'run_drc' })),
-    });
+    const kicadPort = await freePort();
+    const kicad = await startAdapterProcess('kicad', kicadPort);
     try {
       registry = await startRegistry({
         databaseUrl: db.url,
         skillPaths: [root],
-        env: { TOOL_ADAPTERS: `spice=${spice.url},kicad=${kicad.url}` },
+        env: { TOOL_ADAPTERS: `spice=${spiceUrl},kicad=http://127.0.0.1:${kicadPort}/mcp` },
       });
       const now = await versionOf('needs_kicad');
       expect(now.status).toBe('REGISTERED');
@@ -161,7 +161,7 @@ describe('required tools at registration (registry in process, a real spice adap
     } finally {
       await registry?.stop();
       registry = undefined;
-      await kicad.close();
+      await kicad.kill();
     }
   }, 60_000);
 });

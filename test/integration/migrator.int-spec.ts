@@ -62,6 +62,7 @@ describe('offline migrator', () => {
         '_prisma_migrations',
         'executions',
         'lifecycle_events',
+        'mcp_tasks',
         'package_blobs',
         'packages',
         'skill_versions',

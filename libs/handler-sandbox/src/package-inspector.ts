@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolationMode } from '#script-sandbox/index.js';
 import type { CodeFiles, CodeInspection, CodeInspector, SchemaReferences } from '#skill-loader/code-inspection.js';
@@ -52,7 +52,7 @@ export class PackageInspector {
   private readonly launcher: HandlerLauncher;
   private workspaces: Promise<Workspaces> | null = null;
   private readonly idle: HandlerSandboxProcess[] = [];
-  private readonly waiting: ((process: HandlerSandboxProcess | Error) => void)[] = [];
+  private readonly waiting: ((sandbox: HandlerSandboxProcess | Error) => void)[] = [];
   private sharedCount = 0;
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
@@ -94,7 +94,7 @@ export class PackageInspector {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweep);
-    for (const process of this.idle.splice(0)) process.stop();
+    for (const sandbox of this.idle.splice(0)) sandbox.stop();
     for (const waiter of this.waiting.splice(0)) waiter(new Error('the package inspector is closed'));
     const workspaces = await this.workspaces?.catch(() => null);
     if (workspaces) {
@@ -127,21 +127,21 @@ export class PackageInspector {
     files: CodeFiles,
     fresh = false,
   ): Promise<{ ok: true; inspection: PackageCodeInspection } | { ok: false; timedOut: boolean; message: string }> {
-    let process: HandlerSandboxProcess;
+    let sandbox: HandlerSandboxProcess;
     try {
-      process = fresh ? await this.start(workspaces.disk, workspaces.compiled) : await this.acquire(workspaces);
+      sandbox = fresh ? await this.start(workspaces.disk, workspaces.compiled) : await this.acquire(workspaces);
     } catch (error) {
       return { ok: false, timedOut: false, message: (error as Error).message };
     }
     if (fresh) this.sharedCount++; // released like any shared process
     let ok = false;
     try {
-      const outcome = await process.inspect({ packagePath: inside, references, files }, this.options.timeoutMs);
+      const outcome = await sandbox.inspect({ packagePath: inside, references, files }, this.options.timeoutMs);
       if (!outcome.ok) return { ok: false, timedOut: outcome.error.code === 'HANDLER_TIMEOUT', message: outcome.error.message };
       ok = true;
       return { ok: true, inspection: outcome.inspection };
     } finally {
-      this.release(process, ok);
+      this.release(sandbox, ok);
     }
   }
 
@@ -151,31 +151,31 @@ export class PackageInspector {
     const relative = path.relative(workspaces.published, packagePath);
     const copyDir = path.join(workspaces.published, relative.split(path.sep)[0] as string);
     const inside = insidePath(copyDir, packagePath);
-    const compiled = await this.launcher.sharedCompiledDir(`alone-${randomBytes(6).toString('hex')}`).catch(() => null);
-    let process: HandlerSandboxProcess | null = null;
+    const compiled = await this.launcher.sharedCompiledDir(`alone-${process.pid}-${randomBytes(6).toString('hex')}`).catch(() => null);
+    let sandbox: HandlerSandboxProcess | null = null;
     try {
       if (compiled) await this.launcher.compileInto(packagePath, compiled).catch(() => undefined);
       // A process that fails to start has run none of the package's code: one more try.
-      process = await this.start(copyDir, compiled).catch(() => this.start(copyDir, compiled));
-      const outcome = await process.inspect({ packagePath: inside, references, files }, this.options.timeoutMs);
+      sandbox = await this.start(copyDir, compiled).catch(() => this.start(copyDir, compiled));
+      const outcome = await sandbox.inspect({ packagePath: inside, references, files }, this.options.timeoutMs);
       if (!outcome.ok) throw new Error(outcome.error.message);
       return codeInspectionOf(outcome.inspection, inside, packagePath);
     } finally {
-      process?.stop();
+      sandbox?.stop();
       if (compiled) await rm(compiled, { recursive: true, force: true });
     }
   }
 
   private async start(mountDir: string, compiledDir: string | null): Promise<HandlerSandboxProcess> {
     const spec = await this.launcher.inspectionSpec(mountDir, compiledDir);
-    const process = new HandlerSandboxProcess('package-inspection', spec, this.options.bounds);
+    const sandbox = new HandlerSandboxProcess('package-inspection', spec, this.options.bounds);
     try {
-      await process.ready;
+      await sandbox.ready;
     } catch (error) {
-      process.stop();
+      sandbox.stop();
       throw error;
     }
-    return process;
+    return sandbox;
   }
 
   private acquire(workspaces: Workspaces): Promise<HandlerSandboxProcess> {
@@ -190,30 +190,30 @@ export class PackageInspector {
       });
     }
     return new Promise((resolve, reject) =>
-      this.waiting.push((process) => (process instanceof Error ? reject(process) : resolve(process))),
+      this.waiting.push((sandbox) => (sandbox instanceof Error ? reject(sandbox) : resolve(sandbox))),
     );
   }
 
   /** A process that failed, or served its share, is replaced; a healthy one goes to the next waiter, or idles. */
-  private release(process: HandlerSandboxProcess, ok: boolean): void {
-    if (!ok || !process.alive || process.runs >= this.options.inspectionsPerProcess || this.closed) {
-      process.stop();
+  private release(sandbox: HandlerSandboxProcess, ok: boolean): void {
+    if (!ok || !sandbox.alive || sandbox.runs >= this.options.inspectionsPerProcess || this.closed) {
+      sandbox.stop();
       this.sharedCount--;
       const waiter = this.waiting.shift();
       if (waiter) void this.ready().then((workspaces) => this.acquire(workspaces).then(waiter, (error: Error) => waiter(error)));
       return;
     }
     const waiter = this.waiting.shift();
-    if (waiter) waiter(process);
-    else this.idle.push(process);
+    if (waiter) waiter(sandbox);
+    else this.idle.push(sandbox);
   }
 
   private endIdle(): void {
     const now = Date.now();
-    for (const process of [...this.idle]) {
-      if (now - process.lastUsed < this.options.idleMs && process.alive) continue;
-      this.idle.splice(this.idle.indexOf(process), 1);
-      process.stop();
+    for (const sandbox of [...this.idle]) {
+      if (now - sandbox.lastUsed < this.options.idleMs && sandbox.alive) continue;
+      this.idle.splice(this.idle.indexOf(sandbox), 1);
+      sandbox.stop();
       this.sharedCount--;
     }
   }
@@ -221,6 +221,7 @@ export class PackageInspector {
   private ready(): Promise<Workspaces> {
     this.workspaces ??= (async () => {
       await this.launcher.ready();
+      await removeLeftovers(this.launcher.root);
       const base = path.join(this.launcher.root, 'inspection', `${process.pid}-${randomBytes(4).toString('hex')}`);
       const workspaces = { disk: path.join(base, 'disk'), published: path.join(base, 'published') };
       for (const dir of [path.dirname(base), base, workspaces.disk, workspaces.published]) {
@@ -235,6 +236,30 @@ export class PackageInspector {
     });
     return this.workspaces;
   }
+}
+
+/**
+ * What inspectors of processes that are gone (killed, crashed) left: their copy directories and shared precompiled
+ * directories, named by their process id. Best effort; another process's live directories are left alone.
+ */
+async function removeLeftovers(root: string): Promise<void> {
+  const gone = (pid: string) => {
+    try {
+      process.kill(Number(pid), 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  };
+  const sweep = async (dir: string, pattern: RegExp) => {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      const pid = pattern.exec(name)?.[1];
+      if (pid && gone(pid)) await rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
+    }
+  };
+  await sweep(path.join(root, 'inspection'), /^(\d+)-[0-9a-f]+$/);
+  await sweep(path.join(root, 'compiled'), /-shared-(?:disk|alone)-(\d+)-[0-9a-f]+$/);
 }
 
 /** `packagePath` (under `mountDir`) as an inspection process sees it. */

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { SKILL_STATUSES } from '#contracts/index.js';
 import { SkillNotFound } from '../problem/domain-errors.js';
 import { presentSearchHit } from './search.presenter.js';
+import { nextSearchCursor, searchOffset } from './search-reads.js';
 import { SkillSearchIndex } from './skill-search-index.js';
 import { SkillQueries } from '../skills/skill-queries.js';
 import { presentSkill } from '../skills/skill.presenter.js';
@@ -36,6 +37,7 @@ const searchSkillsArguments = z
         'Only skills carrying every one of these tags; a layer name (domain, infrastructure, thin-harness, example) browses that layer',
       ),
     limit: z.number().int().min(1).max(100).optional().describe('How many results to return (default 10)'),
+    cursor: z.string().min(1).max(200).optional().describe('next_cursor of the previous page: the next results of the same ranking'),
   })
   .strict();
 
@@ -55,6 +57,7 @@ const deprecation = z
 const dependency = z.looseObject({ name: z.string(), range: z.string() });
 
 const searchSkillsResult = z.looseObject({
+  next_cursor: z.string().nullable(),
   items: z.array(
     z.looseObject({
       name: z.string(),
@@ -156,7 +159,9 @@ export class DiscoveryTools {
     // The connection's filter is fixed; the arguments can only narrow it further.
     const conflicting = (fixed: string | undefined, asked: string | undefined) =>
       fixed !== undefined && asked !== undefined && fixed !== asked;
-    if (conflicting(filter.domain, args.domain) || conflicting(filter.agent, args.agent)) return { items: [], total: 0 };
+    if (conflicting(filter.domain, args.domain) || conflicting(filter.agent, args.agent)) return { items: [], total: 0, next_cursor: null };
+    const offset = searchOffset(args.cursor);
+    const limit = args.limit ?? 10;
     const tags = [...new Set([...(filter.tags ?? []), ...(args.tags ?? [])])];
     const { hits, total } = this.index.search({
       text: args.query,
@@ -165,9 +170,9 @@ export class DiscoveryTools {
       agent: filter.agent ?? args.agent,
       phase: filter.phase,
       tags: tags.length > 0 ? tags : undefined,
-      limit: args.limit ?? 10,
+      limit: offset + limit,
     });
-    return { items: hits.map(presentSearchHit), total };
+    return { items: hits.slice(offset).map(presentSearchHit), total, next_cursor: nextSearchCursor(offset, limit, total) };
   }
 
   private info(name: string, { filter }: McpConnection) {

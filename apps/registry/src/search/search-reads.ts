@@ -18,7 +18,7 @@ export class SearchReads {
 
   /** `key` names the query for the response cache; the read fast path passes the one it remembered with the parsed query. */
   search(query: SearchSkillsQuery, key = JSON.stringify(query)): JsonRead {
-    const offset = query.cursor === undefined ? 0 : offsetOf(query.cursor);
+    const offset = searchOffset(query.cursor);
     return this.cache.get(this.catalog.generation, key, () => {
       const { hits, total } = this.index.search({
         text: query.q ?? '',
@@ -30,8 +30,11 @@ export class SearchReads {
         phase: query.phase,
         limit: offset + query.limit,
       });
-      const next = offset + query.limit < total ? encodeCursor(String(offset + query.limit)) : null;
-      return JSON.stringify({ items: hits.slice(offset).map(presentSearchHit), total, next_cursor: next });
+      return JSON.stringify({
+        items: hits.slice(offset).map(presentSearchHit),
+        total,
+        next_cursor: nextSearchCursor(offset, query.limit, total),
+      });
     });
   }
 }
@@ -39,9 +42,16 @@ export class SearchReads {
 /** Pages of a ranking are counted from its top: the cursor holds the offset of the next page (at most MAX_OFFSET). */
 const MAX_OFFSET = 10_000;
 
-function offsetOf(cursor: string): number {
+/** Where a page of a ranking starts: 0, or the offset a `next_cursor` holds (GET /v1/search, gRPC, MCP search_skills). */
+export function searchOffset(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
   const after = decodeCursor(cursor);
   const offset = /^\d{1,6}$/.test(after) ? Number(after) : NaN;
   if (!(offset > 0 && offset <= MAX_OFFSET)) throw new CursorInvalid('not a search cursor');
   return offset;
+}
+
+/** The cursor of the page after the one at `offset`, or null when it was the last. */
+export function nextSearchCursor(offset: number, limit: number, total: number): string | null {
+  return offset + limit < total && offset + limit <= MAX_OFFSET ? encodeCursor(String(offset + limit)) : null;
 }
