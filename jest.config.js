@@ -34,6 +34,11 @@ export default {
   // Child processes and sockets are closed in afterAll hooks; if a failing beforeAll leaves one behind,
   // the run must still end (CI has a hard time limit) rather than wait forever.
   forceExit: true,
+  // One test file at a time (two cores; the suites start processes of their own), in a worker process that is
+  // replaced once it holds more than this after a file: Jest's ESM module registries (--experimental-vm-modules)
+  // are not all collected between files, and one process for the whole suite ran out of heap (4 GB) in CI.
+  maxWorkers: 1,
+  workerIdleMemoryLimit: '1536MB',
   // Fixture packages carry handler.spec.ts files as part of the package layout; they are data, not suites.
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/test/fixtures/'],
 };
