@@ -66,7 +66,7 @@ describe('console (browser)', () => {
     const env = { TOOL_ADAPTERS: `gmsh=${gmsh.url}`, CONSOLE_DIR };
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [CATALOG], queuePrefix, agentTokens: true, env });
     executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env });
-    // compare_results runs from the form; export_mesh 0.1.0 is ACTIVE so that the console can promote 0.2.0 and deprecate 0.1.0.
+    // compare_results runs from the form; export_mesh 0.1.0 is ACTIVE so that the console can promote 0.2.1 and deprecate 0.1.0.
     for (const [name, version] of [
       ['compare_results', '0.1.0'],
       ['export_mesh', '0.1.0'],
@@ -159,15 +159,15 @@ describe('console (browser)', () => {
       await page.getByRole('tab', { name: 'Versions' }).click();
       await page.getByTestId('timeline').getByText('examples pass').waitFor();
       await page.getByLabel('From', { exact: true }).selectOption('0.1.0');
-      await page.getByLabel('To', { exact: true }).selectOption('0.2.0');
+      await page.getByLabel('To', { exact: true }).selectOption('0.2.1');
       const report = page.getByTestId('compatibility');
-      await report.getByText(/0\.1\.0 → 0\.2\.0/).waitFor();
+      await report.getByText(/0\.1\.0 → 0\.2\.1/).waitFor();
       // Each change points at both schemas: choosing one shows the schema at its pointer on both sides.
       const firstChange = report.locator('button.change').first();
       if ((await firstChange.count()) > 0) {
         await firstChange.click();
         await report.getByRole('heading', { level: 4, name: /0\.1\.0 at/ }).waitFor();
-        await report.getByRole('heading', { level: 4, name: /0\.2\.0 at/ }).waitFor();
+        await report.getByRole('heading', { level: 4, name: /0\.2\.1 at/ }).waitFor();
       }
       const changed = page.getByTestId('file-changes').getByRole('button', { name: 'definition.json' });
       await changed.click();
@@ -181,9 +181,9 @@ describe('console (browser)', () => {
   it(
     'as an admin: promote with a reason (the evidence run shown), then deprecate with successor and sunset after seeing dependents and usage',
     async () => {
-      await page.goto(url('/skills/export_mesh?version=0.2.0'));
-      await page.getByRole('button', { name: 'Promote 0.2.0…' }).click();
-      const dialog = page.getByRole('dialog', { name: /Promote export_mesh 0\.2\.0/ });
+      await page.goto(url('/skills/export_mesh?version=0.2.1'));
+      await page.getByRole('button', { name: 'Promote 0.2.1…' }).click();
+      const dialog = page.getByRole('dialog', { name: /Promote export_mesh 0\.2\.1/ });
       await dialog.getByLabel(/Reason/).fill('meshes from the twin; examples pass');
       await accessible('promote-dialog');
       await dialog.getByRole('button', { name: 'Promote', exact: true }).click();
@@ -191,7 +191,7 @@ describe('console (browser)', () => {
       await dialog.getByLabel('Promotion evidence').waitFor();
       expect(await dialog.getByLabel('Promotion evidence').textContent()).toContain('examples');
       await dialog.getByRole('button', { name: 'Close' }).click();
-      expect((await admin('GET', '/v1/skills/export_mesh/versions/0.2.0')).body.status).toBe('ACTIVE');
+      expect((await admin('GET', '/v1/skills/export_mesh/versions/0.2.1')).body.status).toBe('ACTIVE');
 
       await page.goto(url('/skills/export_mesh?version=0.1.0'));
       await page.getByRole('button', { name: 'Deprecate 0.1.0…' }).click();
@@ -202,7 +202,7 @@ describe('console (browser)', () => {
         .getByText(/No other skill depends on it|dependent version/)
         .waitFor();
       await deprecate.getByLabel(/^Reason/).fill('reads the model from the twin now');
-      await deprecate.getByLabel(/^Successor/).fill('export_mesh@0.2.0');
+      await deprecate.getByLabel(/^Successor/).fill('export_mesh@0.2.1');
       const sunset = new Date(Date.now() + 90 * 86_400_000);
       await deprecate.getByLabel(/^Sunset/).fill(`${sunset.toISOString().slice(0, 10)}T12:00`);
       const submit = deprecate.getByRole('button', { name: 'Deprecate', exact: true });
@@ -214,7 +214,7 @@ describe('console (browser)', () => {
       const deprecated = (await admin('GET', '/v1/skills/export_mesh/versions/0.1.0')).body;
       expect(deprecated).toMatchObject({
         status: 'DEPRECATED',
-        deprecation: { reason: 'reads the model from the twin now', successor: 'export_mesh@0.2.0' },
+        deprecation: { reason: 'reads the model from the twin now', successor: 'export_mesh@0.2.1' },
       });
       const history = (await admin('GET', '/v1/skills/export_mesh/history')).body.items;
       expect(history.at(-1)).toMatchObject({

@@ -57,8 +57,8 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
     for (const [name, version] of [
       ['export_mesh', '0.1.0'],
       ['validate_stress', '0.1.0'],
-      ['export_mesh', '0.2.0'],
-      ['validate_stress', '1.0.0'],
+      ['export_mesh', '0.2.1'],
+      ['validate_stress', '1.0.1'],
     ]) {
       const promoted = await admin('POST', `/v1/admin/skills/${name}/versions/${version}/promote`, { reason: 'examples pass' });
       if (promoted.status !== 200) {
@@ -66,8 +66,8 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
       }
     }
     for (const [name, version, successor] of [
-      ['export_mesh', '0.1.0', 'export_mesh@0.2.0'],
-      ['validate_stress', '0.1.0', 'validate_stress@1.0.0'],
+      ['export_mesh', '0.1.0', 'export_mesh@0.2.1'],
+      ['validate_stress', '0.1.0', 'validate_stress@1.0.1'],
     ]) {
       const deprecated = await admin('POST', `/v1/admin/skills/${name}/deprecate`, {
         version,
@@ -90,7 +90,7 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
 
   it('promoted the new versions on evidence from promotion branches, never touching main', async () => {
     const history = await agent('GET', '/v1/skills/validate_stress/history');
-    const promotion = history.body.items.find((event: any) => event.version === '1.0.0' && event.to === 'ACTIVE');
+    const promotion = history.body.items.find((event: any) => event.version === '1.0.1' && event.to === 'ACTIVE');
     expect(promotion.forced).toBe(false);
     expect(promotion.evidence.examples.every((example: any) => example.execution_status === 'SUCCEEDED')).toBe(true);
     const branches = (await pool.query(`SELECT name, purpose FROM twin_branches WHERE purpose = 'promotion'`)).rows;
@@ -113,7 +113,7 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
       branch: 'study',
       input: { geometry_work_product_id: geometryId, mesh_name: 'block mesh', mesh: { size_min: 2, size_max: 2 } },
     });
-    expect(meshed.body).toMatchObject({ status: 'SUCCEEDED', version: '0.2.0', branch: 'study' });
+    expect(meshed.body).toMatchObject({ status: 'SUCCEEDED', version: '0.2.1', branch: 'study' });
     const meshId = meshed.body.output.mesh_work_product_id as string;
     const meshInp = await (
       await fetch(`${registry.baseUrl}/v1/twin/branches/study/work-products/${meshId}/content`, {
@@ -162,7 +162,7 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
       wrote: [{ work_product_id: resultId, branch: 'study' }],
     });
     const execution = await agent('GET', `/v1/executions/${executionId}`);
-    expect(execution.body).toMatchObject({ skill: 'validate_stress', version: '1.0.0', caller: 'bot', branch: 'study' });
+    expect(execution.body).toMatchObject({ skill: 'validate_stress', version: '1.0.1', caller: 'bot', branch: 'study' });
     const meshProvenance = await agent('GET', `/v1/twin/work-products/${meshId}/revisions/1/provenance`);
     expect(meshProvenance.body.written_by.execution_id).toBe(meshed.body.id);
     expect(meshProvenance.body.read_by.map((read: any) => read.execution_id)).toContain(executionId);
@@ -211,7 +211,7 @@ describe('mechanical chain through the twin (real gmsh and CalculiX; REST and MC
       input: definition.examples[0].input,
     });
     expect(old.body).toMatchObject({ status: 'SUCCEEDED', version: '0.1.0' });
-    expect(old.body.warnings.join(' ')).toContain('validate_stress@1.0.0');
+    expect(old.body.warnings.join(' ')).toContain('validate_stress@1.0.1');
     expect(old.headers.get('link')).toContain('successor-version');
   });
 });

@@ -21,11 +21,11 @@ import { uniaxialBlockDeck } from '../support/block-decks.js';
 const skillsRoot = fileURLToPath(new URL('../../skills', import.meta.url));
 /** Each package with the version it holds. */
 const VERSIONS = {
-  'mechanical/validate_stress': '1.0.0',
-  'mechanical/check_tolerances': '0.1.0',
-  'mechanical/export_mesh': '0.2.0',
-  'simulation/run_thermal': '0.2.0',
-  'simulation/run_circuit_sim': '0.1.0',
+  'mechanical/validate_stress': '1.0.1',
+  'mechanical/check_tolerances': '0.1.1',
+  'mechanical/export_mesh': '0.2.1',
+  'simulation/run_thermal': '0.2.1',
+  'simulation/run_circuit_sim': '0.1.1',
   'previous/mechanical/validate_stress': '0.1.0',
   'previous/mechanical/export_mesh': '0.1.0',
   'previous/simulation/run_thermal': '0.1.0',

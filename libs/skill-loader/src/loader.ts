@@ -13,7 +13,7 @@ import { describeLoadError } from './load-error.js';
 import { cacheSubdir } from './cache-dir.js';
 import type { PackageModuleRuntime } from './module-runtime.js';
 import { EMPTY_PACKAGE_HASH, hashSkillPackageSync } from './package-files.js';
-import { checkSkillMarkdown } from './skill-md.js';
+import { checkSkillEntry, checkSkillMarkdown } from './skill-md.js';
 
 /** A skill package as read from disk: what could be loaded, and every issue found. */
 export interface LoadedSkillPackage {
@@ -198,8 +198,11 @@ export class SkillPackageLoader {
         );
       }
     }
-    if (present.has('SKILL.md'))
-      checkSkillMarkdown(readFileSync(join(packagePath, 'SKILL.md'), 'utf8'), fields.name ?? result.identity.name, issues);
+    if (present.has('SKILL.md')) {
+      const markdown = readFileSync(join(packagePath, 'SKILL.md'), 'utf8');
+      checkSkillMarkdown(markdown, fields.name ?? result.identity.name, issues);
+      await checkSkillEntry(markdown, issues);
+    }
 
     const inspection = await this.inspectCode(packagePath, fields, {
       schema: present.has('schema.ts'),

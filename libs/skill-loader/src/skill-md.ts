@@ -1,3 +1,4 @@
+import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 import { IssueList } from './issues.js';
 
 /** Front matter of SKILL.md (agentskills.io style): the fields the loader reads. */
@@ -100,4 +101,26 @@ export function checkSkillMarkdown(markdown: string, definitionName: string | un
  */
 export function agentSkillsSpelling(catalogName: string): string {
   return catalogName.replace(/_/g, '-');
+}
+
+/**
+ * Whether Agent Skills clients can read SKILL.md as written: the MCP SDK's reader, the one the registry's
+ * skills/list (SEP-2640) uses, so a package it would leave out is told so at registration. A warning: the
+ * skill's tool is served regardless. Front matter that is missing or names no valid name is reported above.
+ */
+export async function checkSkillEntry(markdown: string, issues: IssueList): Promise<void> {
+  const name = parseFrontMatter(markdown)?.fields.name;
+  if (!name || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) return;
+  try {
+    await skillEntry(`skills/${name}`, { 'SKILL.md': new TextEncoder().encode(markdown) });
+  } catch (error) {
+    if (!(error instanceof SkillCatalogError)) throw error;
+    issues.warning(
+      'docs',
+      'SKILL.md',
+      '',
+      `SKILL.md is not a valid Agent Skills entry as MCP Skills clients read it (${error.problems.map((problem) => problem.message).join('; ')}), so skills/list leaves this package out; its tool is served as usual`,
+      'Keep the front matter valid YAML: quote a value that contains ": " or starts with a special character (description: "…").',
+    );
+  }
 }

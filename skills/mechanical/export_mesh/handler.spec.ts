@@ -255,8 +255,8 @@ describe('export_mesh', () => {
     expect(definition.tools_required).toEqual([{ tool_id: MESH_TOOL, capability: 'mesh_generation', required: true }]);
   });
 
-  it('declares version 0.2.0, which writes to the twin', () => {
-    expect([definition.version, definition.read_only]).toEqual(['0.2.0', false]);
+  it('declares version 0.2.1 (0.2.0 with its SKILL.md front matter quoted), which writes to the twin', () => {
+    expect([definition.version, definition.read_only]).toEqual(['0.2.1', false]);
   });
 
   it.each(definition.examples.map((e) => [e.description, e] as const))(

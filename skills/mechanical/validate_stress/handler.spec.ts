@@ -281,10 +281,10 @@ describe('validate_stress', () => {
     expect(findUndescribedProperties(toJsonSchema(ValidateStressOutput, 'output'))).toEqual([]);
   });
 
-  it('declares the seed definition: calculix.run_fea, 300 s, one retry, idempotent; 1.0.0 writes to the twin', () => {
+  it('declares the seed definition: calculix.run_fea, 300 s, one retry, idempotent; 1.0.1 writes to the twin', () => {
     expect(definition.tools_required).toEqual([{ tool_id: FEA_TOOL, capability: 'stress_analysis', required: true }]);
     expect([definition.timeout_seconds, definition.retries, definition.idempotent]).toEqual([300, 1, true]);
-    expect([definition.version, definition.read_only]).toEqual(['1.0.0', false]);
+    expect([definition.version, definition.read_only]).toEqual(['1.0.1', false]);
   });
 
   it.each(definition.examples.map((e) => [e.description, e] as const))(

@@ -275,10 +275,10 @@ describe('run_thermal', () => {
     expect(findUndescribedProperties(toJsonSchema(RunThermalOutput, 'output'))).toEqual([]);
   });
 
-  it('declares calculix.run_thermal, idempotent with one retry; 0.2.0 writes to the twin', () => {
+  it('declares calculix.run_thermal, idempotent with one retry; 0.2.x writes to the twin', () => {
     expect(definition.tools_required).toEqual([{ tool_id: THERMAL_TOOL, capability: 'thermal_analysis', required: true }]);
     expect([definition.retries, definition.idempotent]).toEqual([1, true]);
-    expect([definition.version, definition.read_only]).toEqual(['0.2.0', false]);
+    expect([definition.version, definition.read_only]).toEqual(['0.2.1', false]);
   });
 
   it('gives the hand-checked verdicts for the declared steady example on the numbers CalculiX returns for it', async () => {
