@@ -152,4 +152,22 @@ describe('content-addressed package store (Postgres) and the executor-side cache
     await symlink(path.join(dir, 'real'), path.join(dir, 'linked-dir'));
     expect((await readPackageDir(dir)).map((file) => file.path)).toEqual(['alias.ts', 'handler.ts', 'real/inner.ts']);
   });
+
+  it('leaves out a dangling link and a link loop instead of failing the package', async () => {
+    const dir = await writePackage('dangling', { 'handler.ts': 'h' });
+    await symlink(path.join(dir, 'gone.ts'), path.join(dir, 'dangling.ts'));
+    await symlink(path.join(dir, 'loop-b'), path.join(dir, 'loop-a'));
+    await symlink(path.join(dir, 'loop-a'), path.join(dir, 'loop-b'));
+    expect((await readPackageDir(dir)).map((file) => file.path)).toEqual(['handler.ts']);
+  });
+
+  it('reads a file past the synchronous-read size with the same bytes', async () => {
+    const big = Buffer.alloc(300 * 1024, 7).toString('latin1');
+    const dir = await writePackage('past-sync-size', { 'handler.ts': 'h', 'data/big.bin': big });
+    const files = await readPackageDir(dir);
+    expect(files.map((file) => [file.path, file.bytes.length])).toEqual([
+      ['data/big.bin', 300 * 1024],
+      ['handler.ts', 1],
+    ]);
+  });
 });

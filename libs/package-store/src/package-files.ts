@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { type Stats, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** One file of a package as the store keeps it: POSIX relative path, normalised mode, bytes. */
@@ -80,6 +81,13 @@ export function manifestHash(manifest: ManifestEntry[]): string {
 }
 
 /**
+ * Below this size a file is read and written with the synchronous calls: a package is mostly small files,
+ * and for those a synchronous call costs a fraction of a promise's round trip through the thread pool
+ * (start-up reads every package on SKILL_PATHS; issue 31). Larger files do not hold the event loop.
+ */
+const SYNC_IO_MAX_BYTES = 256 * 1024;
+
+/**
  * Reads a package directory into memory within `limits`: every regular file (symlinks to files
  * followed; linked directories are not, they could loop), minus skipped entries.
  */
@@ -89,7 +97,7 @@ export async function readPackageDir(dir: string, limits: PackageLimits = DEFAUL
   const pending = [''];
   while (pending.length > 0) {
     const relative = pending.pop()!;
-    const entries = await readdir(join(dir, relative), { withFileTypes: true });
+    const entries = readdirSync(join(dir, relative), { withFileTypes: true });
     for (const entry of entries) {
       if (isSkippedEntry(entry.name)) continue;
       const path = relative ? `${relative}/${entry.name}` : entry.name;
@@ -98,16 +106,26 @@ export async function readPackageDir(dir: string, limits: PackageLimits = DEFAUL
         pending.push(path);
         continue;
       }
-      const info = entry.isSymbolicLink() ? await stat(absolute).catch(() => null) : await lstat(absolute);
+      const info = entry.isSymbolicLink() ? linkTarget(absolute) : lstatSync(absolute);
       if (!info?.isFile()) continue;
       if (files.length + 1 > limits.maxFiles) throw new PackageTooLarge('PACKAGE_MAX_FILES', files.length + 1, limits.maxFiles);
       if (info.size > limits.maxFileBytes) throw new PackageTooLarge('PACKAGE_MAX_FILE_BYTES', info.size, limits.maxFileBytes, path);
       total += info.size;
       if (total > limits.maxTotalBytes) throw new PackageTooLarge('PACKAGE_MAX_BYTES', total, limits.maxTotalBytes);
-      files.push({ path, mode: normaliseMode(info.mode), bytes: await readFile(absolute) });
+      const bytes = info.size <= SYNC_IO_MAX_BYTES ? readFileSync(absolute) : await readFile(absolute);
+      files.push({ path, mode: normaliseMode(info.mode), bytes });
     }
   }
   return files.sort((a, b) => compareCodeUnits(a.path, b.path));
+}
+
+/** What a symlink points at; null when that cannot be read (dangling, a loop, no permission): it is left out. */
+function linkTarget(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -127,7 +145,8 @@ export function legacyContentHash(files: PackageFile[]): string {
 export async function writePackageFiles(dir: string, files: PackageFile[]): Promise<void> {
   for (const file of files) {
     const target = join(dir, file.path);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, file.bytes, { mode: file.mode });
+    mkdirSync(dirname(target), { recursive: true });
+    if (file.bytes.length <= SYNC_IO_MAX_BYTES) writeFileSync(target, file.bytes, { mode: file.mode });
+    else await writeFile(target, file.bytes, { mode: file.mode });
   }
 }

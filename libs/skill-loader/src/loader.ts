@@ -98,8 +98,11 @@ export class SkillPackageLoader {
     return this.handlers.packageSdk;
   }
 
-  /** Read and check the package in `dir`. */
-  async load(dir: string): Promise<LoadedSkillPackage> {
+  /**
+   * Read and check the package in `dir`. `contentHash`: the package's hash when the caller already has it
+   * (it wrote `dir` from bytes it hashed), so that the files are not read again to work it out.
+   */
+  async load(dir: string, contentHash?: string): Promise<LoadedSkillPackage> {
     // Loading is synchronous work: yield first so a server's event loop gets a turn between packages.
     await yieldToEventLoop();
     const packagePath = realPathOf(dir);
@@ -137,7 +140,7 @@ export class SkillPackageLoader {
       );
     }
     try {
-      result.contentHash = hashSkillPackageSync(packagePath);
+      result.contentHash = contentHash ?? hashSkillPackageSync(packagePath);
     } catch {
       // Unreadable files were reported by the checks.
     }

@@ -105,7 +105,8 @@ export class PackageIntake {
   }
 
   private async typeScript(workDir: string, files: PackageFile[], location: readonly [string, string], trust: InspectionTrust) {
-    const loaded = await onPackageCopy(workDir, files, location, (dir) => this.loaders[trust].load(dir));
+    const contentHash = manifestHash(manifestOf(files));
+    const loaded = await onPackageCopy(workDir, files, location, (dir) => this.loaders[trust].load(dir, contentHash));
     const compatibility = this.compatibility(loaded);
     return {
       snapshot: versionFromPackage(loaded),
