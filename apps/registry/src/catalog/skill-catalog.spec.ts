@@ -135,6 +135,59 @@ describe('SkillCatalog freshness (issue 30: a version lost at start-up)', () => 
     expect(catalog.version('export_mesh', '0.1.0')).toBeDefined();
   });
 
+  it('does not read back its own write: the notification that beats the write result waits for it (issue 31: a read per registered package)', async () => {
+    const db = new FakeRepository();
+    const catalog = await startCatalog(db);
+    let reads = 0;
+    const loadSkill = db.loadSkill.bind(db);
+    db.loadSkill = (name: string) => {
+      reads++;
+      return loadSkill(name);
+    };
+    const written = version('export_bom', '0.1.1');
+    await catalog.writing('export_bom', async () => {
+      db.commit(written);
+      db.notify(change(written)); // on the LISTEN connection, before the insert's result
+      await settle();
+      catalog.applyVersion(written);
+      return written;
+    });
+    await settle();
+    expect(reads).toBe(0);
+    expect(catalog.version('export_bom', '0.1.1')).toBeDefined();
+  });
+
+  it("reloads after its write for another writer's change of the same skill that came in meanwhile", async () => {
+    const db = new FakeRepository();
+    const catalog = await startCatalog(db);
+    const own = version('export_bom', '0.1.1');
+    const theirs = version('export_bom', '0.2.0');
+    await catalog.writing('export_bom', async () => {
+      db.commit(own);
+      db.commit(theirs); // another replica's insert
+      db.notify(change(theirs));
+      db.notify(change(own));
+      catalog.applyVersion(own);
+    });
+    await settle();
+    expect(versionsOf(catalog, 'export_bom')).toEqual(['0.2.0', '0.1.1']);
+  });
+
+  it('reloads after a write that failed when a change came in meanwhile', async () => {
+    const db = new FakeRepository();
+    const catalog = await startCatalog(db);
+    const theirs = version('export_bom', '0.1.1');
+    await expect(
+      catalog.writing('export_bom', async () => {
+        db.commit(theirs);
+        db.notify(change(theirs));
+        throw new Error('unique violation');
+      }),
+    ).rejects.toThrow('unique violation');
+    await settle();
+    expect(catalog.version('export_bom', '0.1.1')).toBeDefined();
+  });
+
   it('still applies what another replica wrote (a notification for a version it does not hold)', async () => {
     const db = new FakeRepository();
     const catalog = await startCatalog(db);

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { decodeCursor, encodeCursor, type SkillStatusName } from '#contracts/index.js';
 import { type SkillRecord, type SkillVersionRecord, compareVersionKeys, currentVersion } from './skill-records.js';
 import { pendingDependencies } from './dependency-rules.js';
-import { SkillsRepository } from './skills.repository.js';
+import { type SkillChange, SkillsRepository } from './skills.repository.js';
 import { ChangeClock, keepNewer } from './catalog-freshness.js';
 
 export interface SkillListFilter {
@@ -44,6 +44,8 @@ export class SkillCatalog implements OnApplicationShutdown {
   private stopped = false;
   /** Writes and notifications seen per skill: a reload they overtook reads again (see refresh). */
   private readonly clock = new ChangeClock();
+  /** Writes of this process in flight, per skill, and the notifications of that skill that came in meanwhile (see writing). */
+  private readonly localWrites = new Map<string, { count: number; held: SkillChange[] }>();
 
   constructor(private readonly repository: SkillsRepository) {}
 
@@ -55,8 +57,9 @@ export class SkillCatalog implements OnApplicationShutdown {
         // A write of this process puts its own row in place (applyVersion), but its notification (on the
         // LISTEN connection) can arrive before the write's result (on the pool) does: then this reloads
         // the skill too, and that reload must not land after the row with an older state (see refresh).
-        const cached = this.skills.get(change.name)?.versions.find((version) => version.id === change.versionId);
-        if (!cached || cached.lockVersion < change.lockVersion) void this.reload(change.name);
+        const writing = this.localWrites.get(change.name);
+        if (writing) writing.held.push(change);
+        else if (this.isNewer(change)) void this.reload(change.name);
       },
       () => void this.reloadAll(),
     );
@@ -202,6 +205,32 @@ export class SkillCatalog implements OnApplicationShutdown {
         return this.apply(name, keepNewer(skill, this.skills.get(name)));
       }
     }
+  }
+
+  /**
+   * Runs a write of this process to `name`'s versions, which ends by putting the row it wrote in place
+   * (applyVersion). A notification of that skill arriving meanwhile — most often the write's own, which
+   * the LISTEN connection can deliver before the write's result — waits for it: afterwards only one the
+   * catalog does not hold yet (another writer's) reloads the skill, so that a write is not read back.
+   */
+  async writing<T>(name: string, write: () => Promise<T>): Promise<T> {
+    const entry = this.localWrites.get(name) ?? { count: 0, held: [] };
+    entry.count++;
+    this.localWrites.set(name, entry);
+    try {
+      return await write();
+    } finally {
+      if (--entry.count === 0) {
+        this.localWrites.delete(name);
+        if (entry.held.some((change) => this.isNewer(change))) void this.reload(name);
+      }
+    }
+  }
+
+  /** A notified change the catalog does not hold: a version it lacks, or a newer state of one it has. */
+  private isNewer(change: SkillChange): boolean {
+    const cached = this.skills.get(change.name)?.versions.find((version) => version.id === change.versionId);
+    return !cached || cached.lockVersion < change.lockVersion;
   }
 
   /**

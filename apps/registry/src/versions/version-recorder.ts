@@ -51,7 +51,7 @@ export class VersionRecorder {
    */
   async recordVersion(files: PackageFile[], version: NewSkillVersion, creation: NewLifecycleEvent): Promise<SkillVersionRecord | null> {
     await this.packages.save(files);
-    const created = await this.repository.createVersion(version, creation);
+    const created = await this.writeAndApply(version.name, () => this.repository.createVersion(version, creation));
     if (!created) {
       await this.catalog.reload(version.name);
       return null;
@@ -80,7 +80,9 @@ export class VersionRecorder {
         forced: request.forced ?? false,
         evidence: request.evidence ?? {},
       };
-      const updated = await this.repository.updateVersion(current, request.to, request.patch ?? {}, event);
+      const updated = await this.writeAndApply(current.name, () =>
+        this.repository.updateVersion(current, request.to, request.patch ?? {}, event),
+      );
       if (updated) {
         await this.announce(updated, event);
         return updated;
@@ -102,7 +104,9 @@ export class VersionRecorder {
       const decided = change(current);
       if (decided === 'done') return current;
       if (decided === 'stop') return null;
-      const updated = await this.repository.updateVersion(current, decided.status, decided.patch, null);
+      const updated = await this.writeAndApply(current.name, () =>
+        this.repository.updateVersion(current, decided.status, decided.patch, null),
+      );
       if (updated) {
         await this.announce(updated, null);
         return updated;
@@ -111,8 +115,17 @@ export class VersionRecorder {
     return null;
   }
 
+  /** A write of one skill's row whose result goes straight into the catalog (see SkillCatalog.writing). */
+  private writeAndApply(name: string, write: () => Promise<SkillVersionRecord | null>): Promise<SkillVersionRecord | null> {
+    return this.catalog.writing(name, async () => {
+      const row = await write();
+      if (row) this.catalog.applyVersion(row);
+      return row;
+    });
+  }
+
+  /** After writeAndApply put the row in place: the lifecycle event, when there is one, goes to the event stream. */
   private async announce(written: SkillVersionRecord, event: NewLifecycleEvent | null): Promise<void> {
-    this.catalog.applyVersion(written);
     if (event) await this.events.publish(written.name, written.version, event);
   }
 }
