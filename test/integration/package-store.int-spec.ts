@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -10,6 +10,8 @@ import {
   manifestHash,
   manifestOf,
   readPackageDir,
+  removeWrittenFiles,
+  writePackageFiles,
 } from '#package-store/index.js';
 import { hashSkillPackage } from '#skill-loader/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -151,6 +153,24 @@ describe('content-addressed package store (Postgres) and the executor-side cache
     await symlink(path.join(dir, 'handler.ts'), path.join(dir, 'alias.ts'));
     await symlink(path.join(dir, 'real'), path.join(dir, 'linked-dir'));
     expect((await readPackageDir(dir)).map((file) => file.path)).toEqual(['alias.ts', 'handler.ts', 'real/inner.ts']);
+  });
+
+  it('removes a written copy by its files, and what else is there by a recursive removal', async () => {
+    const files = [
+      { path: 'mech/skill/definition.json', mode: 0o644, bytes: Buffer.from('{}') },
+      { path: 'mech/skill/lib/deep/util.ts', mode: 0o644, bytes: Buffer.from('x') },
+      { path: 'mech/skill/run.sh', mode: 0o755, bytes: Buffer.from('#!/bin/sh') },
+    ];
+    const copy = path.join(work, 'copy-clean');
+    await writePackageFiles(copy, files);
+    await removeWrittenFiles(copy, files);
+    await expect(stat(copy)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const untidy = path.join(work, 'copy-untidy');
+    await writePackageFiles(untidy, files);
+    await writeFile(path.join(untidy, 'mech/skill/lib/left-behind.js'), 'y');
+    await removeWrittenFiles(untidy, files);
+    await expect(stat(untidy)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('leaves out a dangling link and a link loop instead of failing the package', async () => {

@@ -101,6 +101,8 @@ export class PackageInspector {
       await Promise.all(
         [workspaces.disk, workspaces.published, workspaces.compiled].map((dir) => dir && rm(dir, { recursive: true, force: true })),
       );
+      // And the directory that held the copy workspaces (empty now), so a closed inspector leaves nothing behind.
+      await rm(path.dirname(workspaces.disk), { recursive: true, force: true });
     }
     await this.launcher.close();
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type Stats, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { type Stats, lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** One file of a package as the store keeps it: POSIX relative path, normalised mode, bytes. */
@@ -148,5 +148,25 @@ export async function writePackageFiles(dir: string, files: PackageFile[]): Prom
     mkdirSync(dirname(target), { recursive: true });
     if (file.bytes.length <= SYNC_IO_MAX_BYTES) writeFileSync(target, file.bytes, { mode: file.mode });
     else await writeFile(target, file.bytes, { mode: file.mode });
+  }
+}
+
+/**
+ * Removes `dir` after writePackageFiles(dir, files) wrote into it, by what was written: one call per file and
+ * directory, where a recursive removal also lists every directory and stats every entry (start-up removes a
+ * copy per new package; issue 31). Anything else found there (a directory not empty) falls back to that.
+ */
+export async function removeWrittenFiles(dir: string, files: PackageFile[]): Promise<void> {
+  try {
+    const directories = new Set<string>();
+    for (const file of files) {
+      unlinkSync(join(dir, file.path));
+      for (let parent = dirname(file.path); parent !== '.' && parent !== '/'; parent = dirname(parent)) directories.add(parent);
+    }
+    // A directory's path is longer than its parent's: the longest first empties each before its parent.
+    for (const directory of [...directories].sort((a, b) => b.length - a.length)) rmdirSync(join(dir, directory));
+    rmdirSync(dir);
+  } catch {
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,8 @@
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import type { InspectionTrust } from '#handler-sandbox/index.js';
 import { isAgentSkillsPackage, loadAgentSkillPackage, toRegistryName } from '#agent-skills/index.js';
-import { type PackageFile, manifestHash, manifestOf, writePackageFiles } from '#package-store/index.js';
+import { type PackageFile, manifestHash, manifestOf, removeWrittenFiles, writePackageFiles } from '#package-store/index.js';
 import { InvalidSchemaError } from '#schema-compat/index.js';
 import { probeRuntimes } from '#script-sandbox/index.js';
 import { SkillPackageLoader, type SkillDependency, type ValidationIssue } from '#skill-loader/index.js';
@@ -35,14 +34,15 @@ async function onPackageCopy<T extends { issues: ValidationIssue[] }>(
   location: readonly [string, string],
   load: (dir: string) => Promise<T>,
 ): Promise<T> {
+  const inWorkDir = files.map((file) => ({ ...file, path: `${location.join('/')}/${file.path}` }));
   try {
     const packageDir = join(workDir, ...location);
-    await writePackageFiles(packageDir, files);
+    await writePackageFiles(workDir, inWorkDir);
     const loaded = await load(packageDir);
     const scrub = (text: string) => text.replaceAll(`${workDir}/`, '').replaceAll(`${packageDir}/`, '').replaceAll(packageDir, '.');
     return { ...loaded, issues: loaded.issues.map((issue) => ({ ...issue, message: scrub(issue.message), hint: scrub(issue.hint) })) };
   } finally {
-    await rm(workDir, { recursive: true, force: true });
+    await removeWrittenFiles(workDir, inWorkDir);
   }
 }
 
