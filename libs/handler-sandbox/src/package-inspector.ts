@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { IsolationMode } from '#script-sandbox/index.js';
 import type { CodeFiles, CodeInspection, CodeInspector, SchemaReferences } from '#skill-loader/code-inspection.js';
@@ -54,6 +55,7 @@ export class PackageInspector {
   private readonly idle: HandlerSandboxProcess[] = [];
   private readonly waiting: ((sandbox: HandlerSandboxProcess | Error) => void)[] = [];
   private sharedCount = 0;
+  private copies = 0;
   private readonly sweep: NodeJS.Timeout;
   private closed = false;
 
@@ -80,8 +82,11 @@ export class PackageInspector {
    */
   async copyDir(trust: InspectionTrust): Promise<string> {
     const root = (await this.ready())[trust];
-    const dir = await mkdtemp(path.join(root, 'p-'));
-    await chmod(dir, 0o755);
+    // Synchronous calls: a scan makes one per new package, and a promise's round trip costs several times the
+    // call here. The name is unique in this inspector's own workspace (a counter), unguessable all the same.
+    const dir = path.join(root, `p-${++this.copies}-${randomBytes(4).toString('hex')}`);
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755); // whatever the umask: the sandbox user reads the copy
     return dir;
   }
 
