@@ -1,12 +1,23 @@
 // The registry's package inspector on this machine's file system: the directories it makes for the copies it
 // inspects go with it when it closes (a registry restarted many times must not pile them up under the sandbox root).
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PackageInspector } from '#handler-sandbox/index.js';
 
 const MIB = 1024 * 1024;
+
+const options = (sandboxRoot: string) => ({
+  isolation: 'none' as const,
+  limits: { memoryMb: 256, addressSpaceMb: 2048, maxProcesses: 32, maxOpenFiles: 256, maxFileMb: 16, cpuSeconds: 60 },
+  bounds: { maxFrameBytes: 8 * MIB, maxOutputBytes: MIB, maxMessagesPerSecond: 100, maxPendingCalls: 1 },
+  timeoutMs: 10_000,
+  maxShared: 1,
+  inspectionsPerProcess: 10,
+  idleMs: 30_000,
+  sandboxRoot,
+});
 
 describe('PackageInspector workspaces', () => {
   const roots: string[] = [];
@@ -17,16 +28,7 @@ describe('PackageInspector workspaces', () => {
   it('removes its copy directories, and the directory that held them, when it closes', async () => {
     const sandboxRoot = await mkdtemp(path.join(tmpdir(), 'inspector-workspaces-'));
     roots.push(sandboxRoot);
-    const inspector = new PackageInspector({
-      isolation: 'none',
-      limits: { memoryMb: 256, addressSpaceMb: 2048, maxProcesses: 32, maxOpenFiles: 256, maxFileMb: 16, cpuSeconds: 60 },
-      bounds: { maxFrameBytes: 8 * MIB, maxOutputBytes: MIB, maxMessagesPerSecond: 100, maxPendingCalls: 1 },
-      timeoutMs: 10_000,
-      maxShared: 1,
-      inspectionsPerProcess: 10,
-      idleMs: 30_000,
-      sandboxRoot,
-    });
+    const inspector = new PackageInspector(options(sandboxRoot));
     const disk = await inspector.copyDir('disk');
     const published = await inspector.copyDir('published');
     const inspection = path.join(sandboxRoot, 'inspection');
@@ -35,5 +37,17 @@ describe('PackageInspector workspaces', () => {
 
     await inspector.close();
     expect(await readdir(inspection)).toEqual([]);
+  });
+
+  it('puts the copies under copyRoot when given one (the registry: /dev/shm), and removes them from there', async () => {
+    const sandboxRoot = await mkdtemp(path.join(tmpdir(), 'inspector-sandbox-'));
+    const copyRoot = path.join(await mkdtemp(path.join(tmpdir(), 'inspector-copies-')), 'copies');
+    roots.push(sandboxRoot, path.dirname(copyRoot));
+    const inspector = new PackageInspector({ ...options(sandboxRoot), copyRoot });
+    const disk = await inspector.copyDir('disk');
+    expect(disk.startsWith(path.join(copyRoot, 'inspection') + path.sep)).toBe(true);
+    expect((await stat(copyRoot)).mode & 0o777).toBe(0o755);
+    await inspector.close();
+    expect(await readdir(path.join(copyRoot, 'inspection'))).toEqual([]);
   });
 });

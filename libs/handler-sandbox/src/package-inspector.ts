@@ -20,6 +20,11 @@ export interface PackageInspectorOptions {
   /** A shared process idle this long is ended. */
   idleMs: number;
   sandboxRoot?: string;
+  /**
+   * Where the copies to inspect go (default: the sandbox root). A memory file system (/dev/shm) spares a scan the
+   * disk's journal: making and removing a directory per new package waited on it behind Postgres's commits.
+   */
+  copyRoot?: string;
   bwrapPath?: string;
 }
 
@@ -228,10 +233,12 @@ export class PackageInspector {
   private ready(): Promise<Workspaces> {
     this.workspaces ??= (async () => {
       await this.launcher.ready();
+      const copyRoot = path.resolve(this.options.copyRoot ?? this.launcher.root);
       await removeLeftovers(this.launcher.root);
-      const base = path.join(this.launcher.root, 'inspection', `${process.pid}-${randomBytes(4).toString('hex')}`);
+      if (copyRoot !== this.launcher.root) await removeLeftovers(copyRoot);
+      const base = path.join(copyRoot, 'inspection', `${process.pid}-${randomBytes(4).toString('hex')}`);
       const workspaces = { disk: path.join(base, 'disk'), published: path.join(base, 'published') };
-      for (const dir of [path.dirname(base), base, workspaces.disk, workspaces.published]) {
+      for (const dir of [copyRoot, path.dirname(base), base, workspaces.disk, workspaces.published]) {
         await mkdir(dir, { recursive: true });
         await chmod(dir, 0o755);
       }

@@ -121,6 +121,11 @@ const configSchema = z
       .min(1)
       .max(32)
       .default(Math.max(1, Math.min(4, availableParallelism()))),
+    /**
+     * Where the registry copies a package to inspect its code (each copy removed after its check). Default: a
+     * directory under /dev/shm (memory) where that is writable, else under the handler sandbox root.
+     */
+    PACKAGE_INSPECTION_DIR: z.string().min(1).optional(),
     /** Host names the HTTP API answers to (DNS-rebinding protection); `*` for any. Default: see HostGuard. */
     ALLOWED_HOSTS: z
       .string()

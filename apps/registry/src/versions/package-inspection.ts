@@ -1,3 +1,5 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { PackageInspector, type InspectionTrust } from '#handler-sandbox/index.js';
 import type { CodeInspector } from '#skill-loader/index.js';
@@ -29,6 +31,7 @@ export class PackageInspection implements OnApplicationShutdown {
       maxShared: config.PACKAGE_INSPECTION_PROCESSES,
       inspectionsPerProcess: 200,
       idleMs: 30_000,
+      copyRoot: config.PACKAGE_INSPECTION_DIR ?? memoryCopyRoot(),
     });
   }
 
@@ -43,5 +46,22 @@ export class PackageInspection implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.inspector.close();
+  }
+}
+
+const SHARED_MEMORY = '/dev/shm';
+
+/**
+ * /dev/shm/skill-registry-<uid> when /dev/shm is a writable directory (a memory file system on Linux), else undefined
+ * (the inspector's default, under the sandbox root). A start-up scan makes and removes a copy per new package:
+ * on the disk each directory removal waited on the file system's journal behind Postgres's commits (issue 31:
+ * 1,000 packages started 1.5 s sooner, registry alone, with the copies in memory).
+ */
+function memoryCopyRoot(): string | undefined {
+  try {
+    accessSync(SHARED_MEMORY, constants.W_OK);
+    return statSync(SHARED_MEMORY).isDirectory() ? join(SHARED_MEMORY, `skill-registry-${process.getuid?.() ?? 'user'}`) : undefined;
+  } catch {
+    return undefined;
   }
 }
