@@ -123,7 +123,7 @@ const configSchema = z
       .default(Math.max(1, Math.min(4, availableParallelism()))),
     /**
      * Where the registry copies a package to inspect its code (each copy removed after its check). Default: a
-     * directory under /dev/shm (memory) where that is writable, else under the handler sandbox root.
+     * directory under /dev/shm (memory) where that is writable with 1 GiB free, else under the handler sandbox root.
      */
     PACKAGE_INSPECTION_DIR: z.string().min(1).optional(),
     /** Host names the HTTP API answers to (DNS-rebinding protection); `*` for any. Default: see HostGuard. */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import type { InspectionTrust } from '#handler-sandbox/index.js';
 import { isAgentSkillsPackage, loadAgentSkillPackage, toRegistryName } from '#agent-skills/index.js';
-import { type PackageFile, manifestHash, manifestOf, removeWrittenFiles, writePackageFiles } from '#package-store/index.js';
+import { type PackageFile, removeWrittenFiles, writePackageFiles } from '#package-store/index.js';
 import { InvalidSchemaError } from '#schema-compat/index.js';
 import { probeRuntimes } from '#script-sandbox/index.js';
 import { SkillPackageLoader, type SkillDependency, type ValidationIssue } from '#skill-loader/index.js';
@@ -82,12 +82,20 @@ export class PackageIntake {
     this.loaders = { disk: loader('disk'), published: loader('published') };
   }
 
-  /** `trust`: where the package comes from, the operator's disk or the API (see InspectionTrust). */
-  async validate(files: PackageFile[], location: readonly [string, string], trust: InspectionTrust): Promise<IntakeResult> {
+  /**
+   * `trust`: where the package comes from, the operator's disk or the API (see InspectionTrust); `contentHash`:
+   * the files' manifest hash, which every caller has worked out already.
+   */
+  async validate(
+    files: PackageFile[],
+    contentHash: string,
+    location: readonly [string, string],
+    trust: InspectionTrust,
+  ): Promise<IntakeResult> {
     const workDir = await this.inspection.copyDir(trust);
     const own = isAgentSkillsPackage(files.map((file) => file.path))
-      ? await this.agentSkill(workDir, files, location)
-      : await this.typeScript(workDir, files, location, trust);
+      ? await this.agentSkill(workDir, files, contentHash, location)
+      : await this.typeScript(workDir, files, contentHash, location, trust);
     const findings = [
       ...this.dependencyRules(own.declaredName, own.snapshot.dependsOn, own.snapshot.format),
       ...own.compatibilityIssues,
@@ -104,8 +112,13 @@ export class PackageIntake {
     };
   }
 
-  private async typeScript(workDir: string, files: PackageFile[], location: readonly [string, string], trust: InspectionTrust) {
-    const contentHash = manifestHash(manifestOf(files));
+  private async typeScript(
+    workDir: string,
+    files: PackageFile[],
+    contentHash: string,
+    location: readonly [string, string],
+    trust: InspectionTrust,
+  ) {
     const loaded = await onPackageCopy(workDir, files, location, (dir) => this.loaders[trust].load(dir, contentHash));
     const compatibility = this.compatibility(loaded);
     return {
@@ -118,7 +131,7 @@ export class PackageIntake {
     };
   }
 
-  private async agentSkill(workDir: string, files: PackageFile[], location: readonly [string, string]) {
+  private async agentSkill(workDir: string, files: PackageFile[], contentHash: string, location: readonly [string, string]) {
     const result = await onPackageCopy(workDir, files, location, (dir) => loadAgentSkillPackage(dir));
     const declared = result.package && result.issues.every((issue) => !(issue.path === '/name' && issue.severity === 'error'));
     // Seed 004: runtimes are probed at registration (never a script of the package), their state stored with the version.
@@ -129,7 +142,7 @@ export class PackageIntake {
       toRegistryName(location[1]),
       result.valid,
       issues,
-      manifestHash(manifestOf(files)),
+      contentHash,
       join(...location),
     );
     return {

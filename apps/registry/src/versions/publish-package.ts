@@ -39,7 +39,7 @@ export class PublishPackage {
     const files = await readPackageArchive(archive, packageLimitsOf(this.config));
     const contentHash = manifestHash(manifestOf(files));
     return this.discovery.serialised(async () => {
-      const intake = await this.intake.validate(files, packageLocation(files), 'published');
+      const intake = await this.intake.validate(files, contentHash, packageLocation(files), 'published');
       // A name the package declares validly is checked first; an invalid package gets its report (422).
       if (intake.declaredName) assertMayPublish(by, intake.declaredName);
       const { snapshot: checked, issues, compatibility } = intake;

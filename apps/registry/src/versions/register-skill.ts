@@ -61,7 +61,7 @@ export class RegisterSkill {
 
       // Validated from the bytes just read, as a published archive is: what is checked is what is stored
       // and what executors run, and nothing outside the package's own files resolves.
-      const intake = await this.intake.validate(files, [basename(dirname(packagePath)), basename(packagePath)], 'disk');
+      const intake = await this.intake.validate(files, contentHash, [basename(dirname(packagePath)), basename(packagePath)], 'disk');
       const snapshot = { ...intake.snapshot, contentHash, packagePath };
       const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       const { errors, warnings } = countIssues(intake.issues);
