@@ -235,6 +235,20 @@ describe('the registry as an MCP server (official MCP SDK client over Streamable
       const invalid = await client.callTool({ name: 'search_skills', arguments: { query: '', limit: 1000 } });
       expect(invalid.isError).toBe(true);
       expect(text(invalid)).toMatch(/^INPUT_INVALID: /);
+      // A cursor search_skills never issued is the caller's mistake, as on REST (400 INVALID_CURSOR): an error result.
+      for (const cursor of ['not-a-cursor', 'MA', Buffer.from('9999999').toString('base64url')]) {
+        const refused = await client.callTool({ name: 'search_skills', arguments: { query: 'echo', cursor } });
+        expect({ cursor, isError: refused.isError, text: text(refused).slice(0, 15) }).toEqual({
+          cursor,
+          isError: true,
+          text: 'INVALID_CURSOR:',
+        });
+      }
+      // NUL characters are refused before any tool runs, as everywhere on /mcp (-32602).
+      const nul = await client
+        .callTool({ name: 'search_skills', arguments: { query: 'echo', cursor: '\u0000' } })
+        .catch((caught: unknown) => caught);
+      expect(String(nul)).toMatch(/-32602.*NUL/);
     });
   });
 

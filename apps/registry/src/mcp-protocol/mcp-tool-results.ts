@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { CursorInvalid } from '#contracts/index.js';
 import { isTerminal, type ExecutionRecord } from '#executions/index.js';
 import type { ExposedSkill } from '../tool-definitions/exposed-skills.js';
 import { DomainError, InputInvalid, asDomainError } from '../problem/domain-errors.js';
@@ -40,6 +41,8 @@ export function domainErrorResult(thrown: unknown): CallToolResult | null {
     );
   }
   if (error instanceof DomainError) return errorResult(error.code, error.message, error.details);
+  // A cursor this server never issued (search_skills' `cursor`): the caller's mistake, as REST's 400 INVALID_CURSOR.
+  if (error instanceof CursorInvalid) return errorResult('INVALID_CURSOR', error.message);
   return null;
 }
 
