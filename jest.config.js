@@ -29,6 +29,7 @@ export default {
   },
   testMatch: ['<rootDir>/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
+  setupFiles: ['<rootDir>/test/support/fast-check-seed.mjs'],
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,
   // Child processes and sockets are closed in afterAll hooks; if a failing beforeAll leaves one behind,

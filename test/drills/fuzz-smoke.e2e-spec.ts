@@ -52,9 +52,15 @@ describe('drill smoke: fuzzing REST, gRPC and MCP with hostile input', () => {
     expect(Object.keys(outcome.summary.perTransport).sort()).toEqual(['grpc', 'mcp', 'rest']);
   }, 150_000);
 
-  it('refuses 200 cases of a random seed cleanly (the seed is in the report on failure)', async () => {
-    const seed = Math.floor(Math.random() * 2 ** 31);
-    const outcome = await drill(seed, 200);
-    expect(problems(outcome, seed)).toEqual([]);
-  }, 150_000);
+  // Seeds that once found a defect, replayed for good. The suite never draws a random seed: a random draw that finds
+  // a new defect fails a landing that did not cause it. Exploration is `npm run drill:fuzz` (a random seed each run,
+  // thousands of cases); a seed it finds failing is added here with its fix.
+  it.each([[2070494216, 'a percent-escape that is not UTF-8 in a skill:// URI (resources/directory/read answered -32603)']])(
+    'refuses 200 cases of seed %d cleanly (%s)',
+    async (seed) => {
+      const outcome = await drill(seed, 200);
+      expect(problems(outcome, seed)).toEqual([]);
+    },
+    150_000,
+  );
 });

@@ -3,11 +3,12 @@ import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { packPackageArchive, readPackageDir } from '#package-store/index.js';
+import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { obliterateQueue } from '../support/executions.js';
 import { bearer, failure, grpcPort, registryClient, struct, unary, type RegistryClient } from '../support/grpc.js';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { REPO_ROOT, tempRoot } from '../support/skill-packages.js';
@@ -435,6 +436,15 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
           await expect(skills.get('skill://agent-skills/vendor-blocks/SKILL.md')).rejects.toThrow(/No skill is served/);
           expect((await mcp.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['text_tools__count_words']));
           await expect(skills.get('skill://agent-skills/nope/SKILL.md')).rejects.toThrow();
+          // A malformed percent-escape names nothing: a not-found error like any unknown path, never an internal one.
+          for (const uri of ['skill://agent-skills/pdf-notes/%ZZ', 'skill://agent-skills/pdf-notes/scripts/%C3']) {
+            for (const method of ['resources/read', 'resources/directory/read']) {
+              const answer = await mcp.request({ method, params: { uri } } as never, z.looseObject({})).catch((error: unknown) => error);
+              expect(answer).toBeInstanceOf(ProtocolError);
+              expect((answer as ProtocolError).code).not.toBe(-32603);
+              expect((answer as ProtocolError).message).not.toMatch(/URI malformed/);
+            }
+          }
         } finally {
           await mcp.close();
         }

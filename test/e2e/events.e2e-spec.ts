@@ -139,6 +139,31 @@ describe('the platform event stream (registry in process, executor as a process)
     }
   });
 
+  it('gRPC WatchEvents sends its headers as soon as a live subscription is in place, before any event', async () => {
+    const live = client.WatchEvents({ types: ['run.completed'], skill: 'echo_text' }, bearer(ADMIN_TOKEN)) as ClientReadableStream<any>;
+    const seen: any[] = [];
+    live.on('data', (event) => seen.push(event));
+    live.on('error', (error: ServiceError) => {
+      if (error.code !== status.CANCELLED) throw error;
+    });
+    try {
+      // Without headers a client cannot tell an open subscription from a hung call (the fuzz drill read it as a hang).
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no headers within 5 s')), 5_000);
+        live.once('metadata', () => resolve(clearTimeout(timer)));
+      });
+      expect(seen).toEqual([]);
+      const id = await execute('echo_text', 's-grpc-live');
+      const deadline = Date.now() + 30_000;
+      while (!seen.some((event) => event.execution_id === id)) {
+        if (Date.now() > deadline) throw new Error(`WatchEvents sent ${JSON.stringify(seen.map((event) => event.execution_id))}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      live.cancel();
+    }
+  });
+
   it('gRPC WatchEvents sends the same events as the SSE stream, filtered, and refuses agents and bad filters', async () => {
     const sse = await events('?skill=echo_text&type=run.*');
     const watched: any[] = [];

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import { GrpcAuthGuard, GrpcCaller, GrpcPublisherOrAdmin } from '../grpc/grpc-auth.guard.js';
 import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
+import { GrpcStreamCall, announceSubscribed } from '../grpc/grpc-stream.js';
 import { type WatchEventsRequest, parseWatchEvents, platformEventMessage } from './events.grpc-messages.js';
 import { WatchEvents } from './watch-events.js';
 
@@ -15,12 +16,20 @@ import { WatchEvents } from './watch-events.js';
 export class EventsGrpcController {
   constructor(private readonly watchEvents: WatchEvents) {}
 
-  /** Server streaming until the client cancels; heartbeats are not sent (gRPC keeps its own connection alive). */
+  /**
+   * Server streaming until the client cancels; heartbeats are not sent (gRPC keeps its own connection alive). A
+   * refused request ends with its status; an accepted one gets its headers at once, before any event.
+   */
   @GrpcMethod(GRPC_SERVICE, 'WatchEvents')
   @GrpcPublisherOrAdmin()
-  async watch(@Payload() request: WatchEventsRequest, @GrpcCaller() principal: Principal) {
+  async watch(
+    @Payload() request: WatchEventsRequest,
+    @GrpcCaller() principal: Principal,
+    @GrpcStreamCall() call: Parameters<typeof announceSubscribed>[0],
+  ) {
     const controller = new AbortController();
     const events = await this.watchEvents.watch(principal, parseWatchEvents(request), controller.signal);
+    announceSubscribed(call);
     return new Observable<ReturnType<typeof platformEventMessage>>((subscriber) => {
       (async () => {
         for await (const event of events) if (event) subscriber.next(platformEventMessage(event));

@@ -105,7 +105,9 @@ export class RegistrySkillSource {
   private async locate(filter: ToolFilter, uri: string) {
     for (const skill of await this.skills(filter)) {
       if (uri !== skill.root && !uri.startsWith(`${skill.root}/`)) continue;
-      const relative = uri === skill.root ? '' : decodeURIComponent(uri.slice(skill.root.length + 1));
+      const relative = uri === skill.root ? '' : decodedPath(uri.slice(skill.root.length + 1));
+      // A malformed percent-escape names no file: not found, as any other unknown path.
+      if (relative === null) return undefined;
       const file = skill.manifest.find((entry) => entry.path === relative);
       if (file) return { skill, file, directory: null };
       const isDirectory = relative === '' || skill.manifest.some((entry) => entry.path.startsWith(`${relative}/`));
@@ -197,4 +199,13 @@ function skillMdResource(skill: ServedSkill): Resource {
     mimeType: 'text/markdown',
     size: skill.manifest.find((entry) => entry.path === 'SKILL.md')?.size,
   };
+}
+
+/** A URI path as text, or null when its percent-escapes do not form UTF-8 (`%ZZ`, a lone `%C3`). */
+function decodedPath(encoded: string): string | null {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return null;
+  }
 }
