@@ -7,6 +7,12 @@ import { sendGrpc, sendMcp, sendRest } from './send.mjs';
 export const FAILING = new Set(['5xx', 'hang', 'contract', 'reset', 'crash']);
 
 /**
+ * fetch, tried a second time when the first fails to send: generating the cases blocks the event loop for tens of
+ * seconds, so the pooled connection of the last fetch before it may have been closed by the server unnoticed.
+ */
+const fetchFresh = (url, init) => fetch(url, init).catch(() => fetch(url, init));
+
+/**
  * Opens one 2025-era MCP session per token (the sessions fuzz cases are sent on); returns their ids.
  */
 export async function openMcpSessions(baseUrl, tokens) {
@@ -19,7 +25,7 @@ export async function openMcpSessions(baseUrl, tokens) {
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
     };
-    const response = await fetch(`${baseUrl}/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });
+    const response = await fetchFresh(`${baseUrl}/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });
     await response.text();
     const id = response.headers.get('mcp-session-id');
     if (!id) throw new Error(`could not open an MCP session (${response.status})`);
