@@ -41,7 +41,18 @@ function newVersion(name: string, version = '1.0.0'): NewSkillVersion {
   };
 }
 
-const creation = { from: null, to: 'REGISTERED' as const, actor: 'test', reason: 'created' };
+const creation = { from: null, to: 'REGISTERED' as const, actor: 'test', reason: 'created' } as const;
+
+/** Counts the statements sent through `pool` from now on. */
+function countStatements(pool: pg.Pool): () => number {
+  let count = 0;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    count++;
+    return query(...args);
+  };
+  return () => count;
+}
 
 describe('repositories against the real Postgres', () => {
   let db: TestDatabase;
@@ -70,6 +81,48 @@ describe('repositories against the real Postgres', () => {
     expect(await skills.createVersion(newVersion('alpha'), creation)).toBeNull();
     const history = await skills.history('alpha');
     expect(history.map((event) => [event.from, event.to, event.actor])).toEqual([[null, 'REGISTERED', 'test']]);
+  });
+
+  it('creates several versions in one statement, each with its event and notification; one stored already is null, the rest go in', async () => {
+    const changes: { name: string }[] = [];
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    listener.on('notification', (message) => changes.push(JSON.parse(message.payload ?? '{}')));
+    await listener.query('LISTEN skill_registry_changes');
+    const statements = countStatements(pool);
+    const at = new Date('2026-12-06T01:02:03.004Z');
+    const results = await skills.createVersions([
+      { version: { ...newVersion('gamma'), tags: ['x'], runtimes: [], runtimesProbedAt: at }, event: creation },
+      { version: newVersion('alpha'), event: creation },
+      {
+        version: { ...newVersion('gamma', '1.1.0'), versionKey: [1, 1, 0, ''], inputSchema: null, status: 'DRAFT' },
+        event: { ...creation, to: 'DRAFT' },
+      },
+      { version: newVersion('delta'), event: { ...creation, evidence: { content_hash: 'h', errors: 0 } } },
+    ]);
+    expect(statements()).toBe(1);
+    expect(results.map((row) => row && [row.name, row.version, row.status])).toEqual([
+      ['gamma', '1.0.0', 'REGISTERED'],
+      null,
+      ['gamma', '1.1.0', 'DRAFT'],
+      ['delta', '1.0.0', 'REGISTERED'],
+    ]);
+    // Read back through the one reader: every column as written (arrays, JSON null, timestamps).
+    expect(await skills.findVersion('gamma', '1.0.0')).toEqual(results[0]);
+    expect(results[0]).toMatchObject({ tags: ['x'], runtimesProbedAt: at, inputSchema: { type: 'object' } });
+    expect(results[2]).toMatchObject({ inputSchema: null, versionKey: [1, 1, 0, ''] });
+    expect((await skills.history('gamma')).map((event) => [event.version, event.from, event.to])).toEqual(
+      expect.arrayContaining([
+        ['1.0.0', null, 'REGISTERED'],
+        ['1.1.0', null, 'DRAFT'],
+      ]),
+    );
+    expect((await skills.history('delta')).map((event) => event.evidence)).toEqual([{ content_hash: 'h', errors: 0 }]);
+    expect((await skills.history('alpha')).length).toBe(1);
+    const deadline = Date.now() + 5000;
+    while (changes.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await listener.end();
+    expect(changes.map((change) => change.name).sort()).toEqual(['delta', 'gamma', 'gamma']);
   });
 
   it('applies a move only at the expected optimistic-lock value', async () => {

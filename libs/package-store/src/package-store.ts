@@ -49,16 +49,31 @@ export class PackageStore {
 
   /** Stores `files` as one package (blobs first, then the manifest that names them); returns its hash. */
   async save(files: PackageFile[]): Promise<StoredPackage> {
-    const manifest = manifestOf(files);
-    const contentHash = manifestHash(manifest);
-    const shaByPath = new Map(manifest.map((entry) => [entry.path, entry.sha256]));
-    const unique = new Map(files.map((file) => [shaByPath.get(file.path) as string, file.bytes]));
-    await this.blobs.put([...unique].map(([sha256, bytes]) => ({ sha256, bytes })));
+    return (await this.saveMany([files]))[0] as StoredPackage;
+  }
+
+  /** Several packages at once: every blob in one write, every manifest in one statement (discovery's batches). */
+  async saveMany(packages: PackageFile[][]): Promise<StoredPackage[]> {
+    const blobs = new Map<string, Buffer>();
+    const stored = packages.map((files) => {
+      const manifest = manifestOf(files);
+      const shaByPath = new Map(manifest.map((entry) => [entry.path, entry.sha256]));
+      for (const file of files) blobs.set(shaByPath.get(file.path) as string, file.bytes);
+      return { contentHash: manifestHash(manifest), manifest };
+    });
+    await this.blobs.put([...blobs].map(([sha256, bytes]) => ({ sha256, bytes })));
+    const unique = [...new Map(stored.map((item) => [item.contentHash, item])).values()];
     await this.pool.query(
-      `INSERT INTO packages (content_hash, manifest, file_count, total_size) VALUES ($1, $2, $3, $4) ON CONFLICT (content_hash) DO NOTHING`,
-      [contentHash, JSON.stringify(manifest), manifest.length, manifest.reduce((sum, entry) => sum + entry.size, 0)],
+      `INSERT INTO packages (content_hash, manifest, file_count, total_size)
+       SELECT * FROM unnest($1::text[], $2::jsonb[], $3::int[], $4::bigint[]) ON CONFLICT (content_hash) DO NOTHING`,
+      [
+        unique.map((item) => item.contentHash),
+        unique.map((item) => JSON.stringify(item.manifest)),
+        unique.map((item) => item.manifest.length),
+        unique.map((item) => item.manifest.reduce((sum, entry) => sum + entry.size, 0)),
+      ],
     );
-    return { contentHash, manifest };
+    return stored;
   }
 
   /** Those of `contentHashes` that name a stored package. */

@@ -214,13 +214,22 @@ export class SkillCatalog implements OnApplicationShutdown {
    * catalog does not hold yet (another writer's) reloads the skill, so that a write is not read back.
    */
   async writing<T>(name: string, write: () => Promise<T>): Promise<T> {
-    const entry = this.localWrites.get(name) ?? { count: 0, held: [] };
-    entry.count++;
-    this.localWrites.set(name, entry);
+    return this.writingAll([name], write);
+  }
+
+  /** writing() for a write to several skills at once (a batch of new versions). */
+  async writingAll<T>(names: readonly string[], write: () => Promise<T>): Promise<T> {
+    const entries = [...new Set(names)].map((name) => {
+      const entry = this.localWrites.get(name) ?? { count: 0, held: [] };
+      entry.count++;
+      this.localWrites.set(name, entry);
+      return [name, entry] as const;
+    });
     try {
       return await write();
     } finally {
-      if (--entry.count === 0) {
+      for (const [name, entry] of entries) {
+        if (--entry.count > 0) continue;
         this.localWrites.delete(name);
         if (entry.held.some((change) => this.isNewer(change))) void this.reload(name);
       }

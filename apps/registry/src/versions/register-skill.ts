@@ -63,10 +63,15 @@ export class RegisterSkill {
       // and what executors run, and nothing outside the package's own files resolves.
       const intake = await this.intake.validate(files, contentHash, [basename(dirname(packagePath)), basename(packagePath)], 'disk');
       const snapshot = { ...intake.snapshot, contentHash, packagePath };
-      const existing = await this.repository.findVersion(snapshot.name, snapshot.version);
       const { errors, warnings } = countIssues(intake.issues);
       const base = { path: packagePath, name: snapshot.name, version: snapshot.version, errors, warnings };
 
+      // The catalog holds every stored version (loaded at start, following every change): one it lacks is new, and
+      // is inserted without reading first (a thousand new packages, a thousand statements fewer). One stored a
+      // moment ago by another process, or that this catalog lost, makes the insert find it: then it is read.
+      let existing = this.catalog.version(snapshot.name, snapshot.version)
+        ? await this.repository.findVersion(snapshot.name, snapshot.version)
+        : null;
       if (!existing) {
         const creation = {
           from: null,
@@ -76,8 +81,9 @@ export class RegisterSkill {
           evidence: { content_hash: snapshot.contentHash, errors, warnings },
         };
         const created = await this.versions.recordVersion(files, snapshot, creation);
-        if (!created) return { ...base, outcome: 'unchanged', status: null, message: 'registered concurrently by another process' };
-        return { ...base, outcome: 'new', status: created.status, message: snapshot.statusReason };
+        if (created) return { ...base, outcome: 'new', status: created.status, message: snapshot.statusReason };
+        existing = await this.repository.findVersion(snapshot.name, snapshot.version);
+        if (!existing) return { ...base, outcome: 'unchanged', status: null, message: 'registered concurrently by another process' };
       }
 
       if (existing.contentHash === snapshot.contentHash) {
