@@ -33,7 +33,8 @@ export class LifecycleEventsPublisher implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     // Its own connection with an offline queue: moves made while Redis is still connecting (start-up
     // discovery) are published once it is up; while Redis is down they fail after one retry and are logged.
-    this.redis = openRedis(redisTopologyOf(config), { maxRetriesPerRequest: 1 });
+    // Auto-pipelined: the commands of one turn (a move's two, a batch of new versions' all) go in one write.
+    this.redis = openRedis(redisTopologyOf(config), { maxRetriesPerRequest: 1, enableAutoPipelining: true });
     this.platform = new PlatformEventLog(this.redis, config.QUEUE_PREFIX, config.EVENTS_HISTORY_MAX);
   }
 
