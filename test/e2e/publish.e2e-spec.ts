@@ -135,6 +135,26 @@ describe('publishing packages over REST', () => {
     expect(await stored()).toEqual(before);
   });
 
+  it('refuses text Postgres cannot store (a lone surrogate, a NUL) with 422 naming the field, storing nothing', async () => {
+    const before = await stored();
+    const cases = [
+      { description: 'Echoes \ud800 a lone surrogate.' },
+      { tags: ['ok', 'nul\u0000tag'] },
+      { examples: [{ input: { text: 'a\udfff' }, output: { text: 'a\udfff', length: 2 } }] },
+    ];
+    for (const [index, definition] of cases.entries()) {
+      const answer = await publish(await archiveOf({ name: `echo_text_${index}`, definition }));
+      expect(answer).toMatchObject({ status: 422, body: { code: 'PACKAGE_INVALID' } });
+      const finding = answer.body.report.find((issue: { message: string }) => /cannot be stored/.test(issue.message));
+      expect(finding).toMatchObject({
+        severity: 'error',
+        file: 'definition.json',
+        path: expect.stringMatching(/^\/(description|tags\/1|examples\/0\/input\/text)$/),
+      });
+    }
+    expect(await stored()).toEqual(before);
+  });
+
   it('refuses hostile archives with 4xx naming the entry, storing nothing', async () => {
     const before = await stored();
     const pack = tar.pack();

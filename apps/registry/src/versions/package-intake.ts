@@ -19,6 +19,7 @@ import { findCycle } from '../catalog/dependency-rules.js';
 import { PackageInspection } from './package-inspection.js';
 import { requiredToolIssues } from './required-tools-check.js';
 import { runtimeIssues } from './runtime-check.js';
+import { storableVersion } from './storable-text.js';
 import { statusOf, versionFromAgentSkill, versionFromPackage } from './version-snapshot.js';
 
 /**
@@ -96,7 +97,10 @@ export class PackageIntake {
     const own = isAgentSkillsPackage(files.map((file) => file.path))
       ? await this.agentSkill(workDir, files, contentHash, location)
       : await this.typeScript(workDir, files, contentHash, location, trust);
+    const file = own.snapshot.format === 'agent-skills' ? 'SKILL.md' : 'definition.json';
+    const { validation: _report, ...content } = own.snapshot;
     const findings = [
+      ...storableVersion(content, file).issues,
       ...this.dependencyRules(own.declaredName, own.snapshot.dependsOn, own.snapshot.format),
       ...own.compatibilityIssues,
       ...(await this.requiredTools(own.snapshot.toolsRequired.map((ref) => ref.tool_id))),
@@ -104,7 +108,8 @@ export class PackageIntake {
     const issues = [...own.issues, ...findings];
     const valid = own.valid && !findings.some((finding) => finding.severity === 'error');
     return {
-      snapshot: { ...own.snapshot, validation: issues, ...(own.valid ? statusOf(valid, issues) : {}) },
+      // With text Postgres cannot hold replaced, so that a DRAFT keeping the finding can be written.
+      snapshot: storableVersion({ ...own.snapshot, validation: issues, ...(own.valid ? statusOf(valid, issues) : {}) }, file).version,
       issues,
       valid,
       declaredName: own.declaredName,
