@@ -186,7 +186,7 @@ export class PackageModuleRuntime {
   readonly sdkEntry: string;
   /** File `@skill-registry/sdk/testing` resolves to (the SDK's test helpers, for packages' own specs); null when absent. */
   readonly sdkTestingEntry: string | null;
-  readonly sdk: RuntimeSdk;
+  private loadedSdk: RuntimeSdk | null = null;
   /** Where a stack frame of transpiled package code really is in the package's file. */
   readonly mapPosition: PositionMapper;
   private readonly jiti: Jiti;
@@ -229,7 +229,15 @@ export class PackageModuleRuntime {
         : (_file, line, column) => ({ line, column });
     if (transform) jitiOptions.transform = (transformOptions) => rewriteTsImports(transform(transformOptions), transformOptions.filename);
     this.jiti = createJiti(import.meta.url, jitiOptions);
-    this.sdk = this.loadSdk();
+  }
+
+  /**
+   * The SDK's module as package code sees it, loaded on first use: a process that never evaluates package code
+   * itself (the registry, whose inspector runs it in the sandbox) does not pay for it at start.
+   */
+  get sdk(): RuntimeSdk {
+    this.loadedSdk ??= this.loadSdk();
+    return this.loadedSdk;
   }
 
   /**
