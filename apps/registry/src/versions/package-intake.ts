@@ -98,9 +98,11 @@ export class PackageIntake {
       ? await this.agentSkill(workDir, files, contentHash, location)
       : await this.typeScript(workDir, files, contentHash, location, trust);
     const file = own.snapshot.format === 'agent-skills' ? 'SKILL.md' : 'definition.json';
+    // Text Postgres cannot hold: a finding each, and replaced, so that a DRAFT keeping the findings can be written.
     const { validation: _report, ...content } = own.snapshot;
+    const storable = storableVersion(content, file);
     const findings = [
-      ...storableVersion(content, file).issues,
+      ...storable.issues,
       ...this.dependencyRules(own.declaredName, own.snapshot.dependsOn, own.snapshot.format),
       ...own.compatibilityIssues,
       ...(await this.requiredTools(own.snapshot.toolsRequired.map((ref) => ref.tool_id))),
@@ -108,8 +110,12 @@ export class PackageIntake {
     const issues = [...own.issues, ...findings];
     const valid = own.valid && !findings.some((finding) => finding.severity === 'error');
     return {
-      // With text Postgres cannot hold replaced, so that a DRAFT keeping the finding can be written.
-      snapshot: storableVersion({ ...own.snapshot, validation: issues, ...(own.valid ? statusOf(valid, issues) : {}) }, file).version,
+      snapshot: {
+        ...storable.version,
+        // The report may quote the package's text (a loader's message): replaced the same way, never reported twice.
+        validation: storableVersion({ issues }, file).version.issues,
+        ...(own.valid ? statusOf(valid, issues) : {}),
+      },
       issues,
       valid,
       declaredName: own.declaredName,
