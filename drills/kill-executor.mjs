@@ -7,11 +7,11 @@
 //
 // The executor runs with its production defaults (LOCK_DURATION_MS, STALLED_INTERVAL_MS, HEARTBEAT_MS,
 // RECONCILE_INTERVAL_MS) unless they are set in the environment: recovery time is measured as shipped.
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { printTable, runDrill, seconds, sleep, spread, waitFor } from './support/harness.mjs';
 import { SHARED_REDIS_URL, sharedDatabase, sharedQueuePrefix } from './support/services.mjs';
-import { DRILL_SKILLS, IDEMPOTENT, ONCE, writeDrillSkills } from './support/skills.mjs';
+import { DRILL_SKILLS, IDEMPOTENT, ONCE, markerDir, writeDrillSkills } from './support/skills.mjs';
 import { TERMINAL, api, executor, listExecutions, outcome, promote, registry, tally, waitTerminal } from './support/stack.mjs';
 
 const args = {
@@ -42,7 +42,7 @@ runDrill(
     const skillsRoot = path.join(tmp, 'skills');
     const markers = path.join(tmp, 'markers');
     await writeDrillSkills(skillsRoot);
-    await mkdir(markers);
+    const markerAccess = await markerDir(markers);
     const db = sharedDatabase();
     ctx.defer(() => db.drop());
     const queue = sharedQueuePrefix('kill');
@@ -61,7 +61,7 @@ runDrill(
     await promote(reg.url, DRILL_SKILLS);
     const executors = [];
     for (let i = 0; i < executorCount; i++) {
-      const ex = executor(env, { logDir: ctx.logDir, name: `executor-${i + 1}` });
+      const ex = executor({ ...env, ...markerAccess }, { logDir: ctx.logDir, name: `executor-${i + 1}` });
       ctx.defer(() => ex.stop());
       await ex.start();
       executors.push(ex);

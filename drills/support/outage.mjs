@@ -2,11 +2,11 @@
 // under steady load while `disrupt(i)` takes the dependency away and back, then the figures:
 // process exits, error answers that are not quick 503 problems, readiness, and whether every
 // accepted execution ended (SUCCEEDED, its handler run once).
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { judgeAnswers, inWindows, startHealthProbes, startLoad } from './load.mjs';
 import { printTable, seconds, sleep, waitFor } from './harness.mjs';
-import { DRILL_SKILLS, ONCE, writeDrillSkills } from './skills.mjs';
+import { DRILL_SKILLS, ONCE, markerDir, writeDrillSkills } from './skills.mjs';
 import { TERMINAL, api, executor, listExecutions, outcome, promote, registry, tally, waitTerminal } from './stack.mjs';
 
 async function runs(marker) {
@@ -26,7 +26,7 @@ export async function runOutageDrill(ctx, options) {
   const skillsRoot = path.join(tmp, 'skills');
   const markers = path.join(tmp, 'markers');
   await writeDrillSkills(skillsRoot);
-  await mkdir(markers);
+  const markerAccess = await markerDir(markers);
   const env = { ...options.env, SKILL_PATHS: skillsRoot };
 
   // Restarted when they die, so the rest of the drill still measures something; each exit is a failure.
@@ -34,7 +34,7 @@ export async function runOutageDrill(ctx, options) {
   ctx.defer(() => reg.stop());
   await reg.start();
   await promote(reg.url, DRILL_SKILLS);
-  const ex = executor(env, { logDir: ctx.logDir, restartOnExit: true });
+  const ex = executor({ ...env, ...markerAccess }, { logDir: ctx.logDir, restartOnExit: true });
   ctx.defer(() => ex.stop());
   await ex.start();
 

@@ -1,7 +1,7 @@
 // Two drill-only skill packages, written into a temp skill root: both sleep `ms` and append one
 // byte to their `marker` file per attempt, so the drill can tell from disk how often a handler ran.
 // drill_sleep_idem may be retried (idempotent, 2 retries); drill_sleep_once must never run twice.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export const IDEMPOTENT = 'drill_sleep_idem';
@@ -75,4 +75,17 @@ async function writeSkill(root, name, { idempotent, retries }) {
 export async function writeDrillSkills(root) {
   await writeSkill(root, IDEMPOTENT, { idempotent: true, retries: 2 });
   await writeSkill(root, ONCE, { idempotent: false, retries: 0 });
+}
+
+/**
+ * Makes `dir` for the drill skills' marker files and returns the executor's setting that lets their sandboxes write
+ * there (SANDBOX_TEST_WRITABLE_DIR: the one host directory a test handler may write; they run as another user).
+ * `dir`'s parent is the drill's own temporary directory.
+ */
+export async function markerDir(dir) {
+  await mkdir(dir);
+  await chmod(dir, 0o777);
+  // The drill's temporary directory (mkdtemp: 0700) must be traversable for the sandbox's user to reach it.
+  await chmod(path.dirname(dir), 0o711);
+  return { SANDBOX_TEST_WRITABLE_DIR: dir };
 }
