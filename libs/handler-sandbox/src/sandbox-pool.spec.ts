@@ -23,6 +23,7 @@ socket.on('data', (chunk) => {
     if (message.type !== 'run') continue;
     const input = message.input;
     if (input.flood) { const head = Buffer.alloc(4); head.writeUInt32BE(1 << 30); socket.write(head); continue; }
+    if (input.call) send({ type: 'tool_call', runId: message.runId, callId: 1, op: 'invoke', args: ['t.slow', {}] });
     if (input.garbage) { send({ type: 'result', runId: message.runId, outcome: 'ok', output: 'not an object' }); continue; }
     if (input.fail) send({ type: 'result', runId: message.runId, outcome: 'error', error: { code: 'WORKER_LOST', message: 'claimed', details: {} } });
     else send({ type: 'result', runId: message.runId, outcome: 'ok', output: { ...input, pid: process.pid } });
@@ -80,6 +81,41 @@ describe('HandlerSandboxPool', () => {
       },
       { timeoutMs: 10_000, signal: new AbortController().signal, bridge, declaredTools: [] },
     );
+  it("stops a run's tool call still in flight when the run ends", async () => {
+    const sandbox = pool(2);
+    const signals: AbortSignal[] = [];
+    const slowBridge = {
+      ...bridge,
+      invoke: (_toolId: string, _params: unknown, options?: { signal?: AbortSignal }) => {
+        if (options?.signal) signals.push(options.signal);
+        return new Promise(() => undefined);
+      },
+    } as unknown as McpBridge;
+    try {
+      const outcome = await sandbox.run(
+        {
+          executionId: 'e',
+          sessionId: null,
+          branch: 'main',
+          packagePath: '/nowhere',
+          contentHash: 'cccc',
+          skillName: 's',
+          inputSchemaRef: 'schema.In',
+          outputSchemaRef: 'schema.Out',
+          input: { call: true },
+        },
+        { timeoutMs: 10_000, signal: new AbortController().signal, bridge: slowBridge, declaredTools: ['t.slow'] },
+      );
+      expect(outcome.ok).toBe(true);
+      expect(signals).toHaveLength(1);
+      expect(signals[0]?.aborted).toBe(true);
+      // A run that made no call (nothing to stop) ends as usual.
+      expect((await run(sandbox, 'cccc', {})).ok).toBe(true);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   const pidOf = (outcome: Awaited<ReturnType<typeof run>>) => (outcome.ok ? outcome.output.pid : null);
 
   it('reuses a process for the same package and never shares one between two packages', async () => {
