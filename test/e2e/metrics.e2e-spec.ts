@@ -45,6 +45,7 @@ describe('Prometheus metrics', () => {
     expect((await call(registry.baseUrl, 'GET', '/v1/skills')).status).toBe(200);
     expect((await call(registry.baseUrl, 'GET', '/v1/skills/no_such_skill')).status).toBe(404);
     await unary(client, 'ListSkills', {}, bearer());
+    await expect(unary(client, 'GetSkill', { name: 'no_such_skill' }, bearer())).rejects.toMatchObject({ code: 5 });
     const ok = await call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=20', { body: { input: { marker: 'metrics' } } });
     expect(ok.body.status).toBe('SUCCEEDED');
     const bad = await call(registry.baseUrl, 'POST', '/v1/skills/bad_output/executions?wait=20', {
@@ -60,6 +61,11 @@ describe('Prometheus metrics', () => {
     ).toBeDefined();
     expect(sample(fromRegistry.text, 'skill_registry_requests_total', { route: '/v1/skills/:name', status: '404' })).toBeDefined();
     expect(sample(fromRegistry.text, 'skill_registry_requests_total', { transport: 'grpc', status: 'OK' })).toBeDefined();
+    // Every RPC by its outcome, a failed one by its stable code; REST requests never under the gRPC transport.
+    expect(
+      sample(fromRegistry.text, 'skill_registry_requests_total', { transport: 'grpc', route: 'getSkill', status: 'SKILL_NOT_FOUND' }),
+    ).toMatch(/ 1$/);
+    expect(fromRegistry.text.split('\n').filter((line) => line.includes('transport="grpc"') && line.includes('method="GET"'))).toEqual([]);
     expect(sample(fromRegistry.text, 'skill_registry_request_duration_seconds_bucket', { transport: 'rest' })).toBeDefined();
     expect(sample(fromRegistry.text, 'skill_registry_versions', { status: 'ACTIVE' })).toMatch(/ 2$/);
     expect(fromRegistry.text).toContain('process_cpu_seconds_total');

@@ -1,17 +1,13 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
-import { GrpcAuthGuard } from '../grpc/grpc-auth.guard.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
 import { required } from '../grpc/grpc-fields.js';
 import { type ProtoValue, fromValue } from '../grpc/proto-values.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
 import { CompatibilityQueries } from './compatibility-queries.js';
 import { parseCheckBody, parseVersionQuery } from './compatibility.dto.js';
+import { GrpcController } from '../grpc/grpc-controller.js';
 
 /** Schema compatibility over gRPC: POST /v1/compatibility/check and GET /v1/skills/{name}/compatibility. */
-@Controller()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
+@GrpcController()
 export class CompatibilityGrpcController {
   constructor(private readonly compatibility: CompatibilityQueries) {}
 

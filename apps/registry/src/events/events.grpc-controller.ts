@@ -1,18 +1,15 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
 import type { Principal } from '../auth/principal.js';
-import { GrpcAuthGuard, GrpcCaller, GrpcPublisherOrAdmin } from '../grpc/grpc-auth.guard.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { GrpcCaller, GrpcPublisherOrAdmin } from '../grpc/grpc-auth.guard.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
 import { GrpcStreamCall, announceSubscribed } from '../grpc/grpc-stream.js';
 import { type WatchEventsRequest, parseWatchEvents, platformEventMessage } from './events.grpc-messages.js';
 import { WatchEvents } from './watch-events.js';
+import { GrpcController } from '../grpc/grpc-controller.js';
 
 /** The platform's event stream over gRPC: the use-case behind GET /v1/events. */
-@Controller()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
+@GrpcController()
 export class EventsGrpcController {
   constructor(private readonly watchEvents: WatchEvents) {}
 

@@ -1,4 +1,3 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
 import type { Principal } from '../auth/principal.js';
@@ -8,9 +7,8 @@ import { ExecutionQueries } from './execution-queries.js';
 import { ExecutionStream } from './execution-stream.js';
 import { parseExecutionId } from './executions.dto.js';
 import { presentDeprecation } from '../skills/skill.presenter.js';
-import { GrpcAuthGuard, GrpcCaller, GrpcTraceContext } from '../grpc/grpc-auth.guard.js';
+import { GrpcCaller, GrpcTraceContext } from '../grpc/grpc-auth.guard.js';
 import type { TraceContext } from '#observability/index.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
 import { deprecationMessage, withDeprecationTrailers } from '../skills/skills.grpc-messages.js';
 import { executionEventMessage, executionMessage, usageMessage } from './executions.grpc-messages.js';
 import { required } from '../grpc/grpc-fields.js';
@@ -21,11 +19,10 @@ import {
   parseListExecutions,
 } from './executions.grpc-messages.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
+import { GrpcController } from '../grpc/grpc-controller.js';
 
 /** Executions over gRPC: the use-cases behind /v1/skills/{name}/executions, /v1/executions and /usage. */
-@Controller()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
+@GrpcController()
 export class ExecutionsGrpcController {
   constructor(
     private readonly executeSkill: ExecuteSkill,

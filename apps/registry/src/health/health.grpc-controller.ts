@@ -1,14 +1,10 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod } from '@nestjs/microservices';
-import { GrpcAuthGuard } from '../grpc/grpc-auth.guard.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
 import { RegistryHealthReport } from './registry-health.js';
+import { GrpcController } from '../grpc/grpc-controller.js';
 
 /** GET /v1/health over gRPC. */
-@Controller()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
+@GrpcController()
 export class HealthGrpcController {
   constructor(private readonly health: RegistryHealthReport) {}
 

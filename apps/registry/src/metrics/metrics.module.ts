@@ -1,8 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { AdapterToolsModule } from '../adapter-tools/adapter-tools.module.js';
-import { GrpcMetricsInterceptor } from './grpc-metrics.interceptor.js';
 import { MetricsController } from './metrics.controller.js';
 import { RegistryMetrics } from './registry-metrics.js';
 
@@ -11,7 +9,7 @@ import { RegistryMetrics } from './registry-metrics.js';
 @Module({
   imports: [CatalogModule, AdapterToolsModule],
   controllers: [MetricsController],
-  providers: [RegistryMetrics, { provide: APP_INTERCEPTOR, useClass: GrpcMetricsInterceptor }],
+  providers: [RegistryMetrics],
   exports: [RegistryMetrics],
 })
 export class MetricsModule {}

@@ -1,15 +1,11 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
-import { GrpcAuthGuard } from '../grpc/grpc-auth.guard.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
 import { required } from '../grpc/grpc-fields.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
 import { PackageContents } from './package-contents.js';
+import { GrpcController } from '../grpc/grpc-controller.js';
 
 /** A version's stored files over gRPC: GET …/files and …/files/{path}. */
-@Controller()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
+@GrpcController()
 export class PackagesGrpcController {
   constructor(private readonly contents: PackageContents) {}
 

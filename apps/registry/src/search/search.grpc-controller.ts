@@ -1,15 +1,11 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
-import { GrpcAuthGuard } from '../grpc/grpc-auth.guard.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
 import { type SearchSkillsRequest, parseSearchSkills, searchHitMessage } from './search.grpc-messages.js';
 import { SkillSearchIndex } from './skill-search-index.js';
+import { GrpcController } from '../grpc/grpc-controller.js';
 
 /** GET /v1/search over gRPC. */
-@Controller()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
+@GrpcController()
 export class SearchGrpcController {
   constructor(private readonly search: SkillSearchIndex) {}
 

@@ -1,7 +1,5 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
+import { GrpcController } from '../grpc/grpc-controller.js';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
-import { GrpcAuthGuard } from '../grpc/grpc-auth.guard.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
 import { required } from '../grpc/grpc-fields.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
 import { SkillQueries } from './skill-queries.js';
@@ -16,9 +14,7 @@ import {
 } from './skills.grpc-messages.js';
 
 /** Catalog reads over gRPC: the use-cases behind GET /v1/skills, /v1/skills/{name}, …/versions and …/history. */
-@Controller()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
+@GrpcController()
 export class SkillsGrpcController {
   constructor(private readonly queries: SkillQueries) {}
 

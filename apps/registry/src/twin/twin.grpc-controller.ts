@@ -1,10 +1,9 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
+import { GrpcController } from '../grpc/grpc-controller.js';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { TwinStore } from '#twin/index.js';
 import type { Principal } from '../auth/principal.js';
 import { parseExecutionId } from '../executions/executions.dto.js';
-import { GrpcAnyToken, GrpcAuthGuard, GrpcCaller } from '../grpc/grpc-auth.guard.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { GrpcAnyToken, GrpcCaller } from '../grpc/grpc-auth.guard.js';
 import { required } from '../grpc/grpc-fields.js';
 import type { ProtoStruct } from '../grpc/proto-values.js';
 import { GRPC_TWIN_SERVICE } from '../grpc/registry-grpc-server.js';
@@ -39,9 +38,7 @@ import {
  * /v1/executions/{id}/twin, with the same rules. Reads follow the read rule; writes need a known
  * token (GrpcAnyToken, REST's AnyToken) and are recorded with its identity.
  */
-@Controller()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
+@GrpcController()
 export class TwinGrpcController {
   constructor(
     private readonly twin: TwinStore,

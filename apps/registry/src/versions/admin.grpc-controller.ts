@@ -1,4 +1,3 @@
-import { Controller, UseFilters, UseGuards } from '@nestjs/common';
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import type { Principal } from '../auth/principal.js';
 import { Readable } from 'node:stream';
@@ -8,18 +7,16 @@ import { PublishPackage } from './publish-package.js';
 import { deprecateSkillBody, parseAdminBody, promoteSkillBody, registerSkillBody } from './admin.dto.js';
 import { DeprecateSkill } from './deprecate-skill.js';
 import { PromoteSkill } from './promote-skill.js';
-import { GrpcAdminOnly, GrpcAuthGuard, GrpcCaller, GrpcPublisherOrAdmin } from '../grpc/grpc-auth.guard.js';
-import { GrpcExceptionFilter } from '../grpc/grpc-exception.filter.js';
+import { GrpcAdminOnly, GrpcCaller, GrpcPublisherOrAdmin } from '../grpc/grpc-auth.guard.js';
 import { skillVersionMessage, withDeprecationTrailers } from '../skills/skills.grpc-messages.js';
 import { required } from '../grpc/grpc-fields.js';
 import { type ProtoTimestamp, fromTimestamp } from '../grpc/proto-values.js';
 import { GRPC_SERVICE } from '../grpc/registry-grpc-server.js';
+import { GrpcController } from '../grpc/grpc-controller.js';
 
 /** Administration over gRPC (admin tokens; publishing and deprecation also publishers): the use-cases behind /v1/admin and /v1/packages. */
-@Controller()
+@GrpcController()
 @GrpcAdminOnly()
-@UseGuards(GrpcAuthGuard)
-@UseFilters(GrpcExceptionFilter)
 export class AdminGrpcController {
   constructor(
     private readonly discovery: DiscoveryService,
