@@ -103,7 +103,8 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
   // Bodies and queries are parsed with zod where each route reads them (validation.ts: parseOrThrow).
 
   // The OpenAPI contract (openapi/registry-document.ts); test/e2e/openapi-contract.e2e-spec.ts holds the routes to it.
-  SwaggerModule.setup('docs', app, createRegistryDocument(app), { jsonDocumentUrl: 'docs-json' });
+  // Built on the first request for it (once), not at every start.
+  SwaggerModule.setup('docs', app, () => createRegistryDocument(app), { jsonDocumentUrl: 'docs-json' });
 
   // Hybrid application: gRPC shares the modules, and the global pipes and filters, of REST.
   const grpcServer = new RegistryGrpcServer(config.HOST, grpcPortOf(config), maxRequestBytes(config.TWIN_MAX_REVISION_BYTES));
