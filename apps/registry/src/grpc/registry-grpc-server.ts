@@ -1,5 +1,12 @@
 import path from 'node:path';
-import { type Metadata, Server, ServerCredentials, type ServiceDefinition, type UntypedHandleCall, type sendUnaryData } from '@grpc/grpc-js';
+import {
+  type Metadata,
+  Server,
+  ServerCredentials,
+  type ServiceDefinition,
+  type UntypedHandleCall,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
 import type { PackageDefinition } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { Logger } from '@nestjs/common';
