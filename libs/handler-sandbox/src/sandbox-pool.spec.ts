@@ -25,6 +25,7 @@ socket.on('data', (chunk) => {
     if (input.flood) { const head = Buffer.alloc(4); head.writeUInt32BE(1 << 30); socket.write(head); continue; }
     if (input.call) send({ type: 'tool_call', runId: message.runId, callId: 1, op: 'invoke', args: ['t.slow', {}] });
     if (input.garbage) { send({ type: 'result', runId: message.runId, outcome: 'ok', output: 'not an object' }); continue; }
+    if (input.sleepMs) { const runId = message.runId; setTimeout(() => send({ type: 'result', runId, outcome: 'ok', output: { ...input, pid: process.pid } }), input.sleepMs); continue; }
     if (input.fail) send({ type: 'result', runId: message.runId, outcome: 'error', error: { code: 'WORKER_LOST', message: 'claimed', details: {} } });
     else send({ type: 'result', runId: message.runId, outcome: 'ok', output: { ...input, pid: process.pid } });
   }
@@ -56,12 +57,13 @@ describe('HandlerSandboxPool', () => {
   });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
-  const pool = (maxProcesses: number, spawnAfterMs = 200) =>
+  const pool = (maxProcesses: number, spawnAfterMs = 200, shortRunProcesses?: number, maxRunsPerProcess = 100) =>
     new HandlerSandboxPool(launcher, {
       maxProcesses,
       spawnAfterMs,
+      shortRunProcesses,
       cancelGraceMs: 100,
-      maxRunsPerProcess: 100,
+      maxRunsPerProcess,
       idleMs: 60_000,
       cpuSeconds: 600,
       bounds: { maxFrameBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024, maxMessagesPerSecond: 1000, maxPendingCalls: 8 },
@@ -138,6 +140,31 @@ describe('HandlerSandboxPool', () => {
       expect(outcomes.map((outcome) => (outcome.ok ? outcome.output.index : null))).toEqual(Array.from({ length: 24 }, (_, i) => i));
       expect(new Set(outcomes.map(pidOf)).size).toBe(1);
       expect(sandbox.size).toBe(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a long queue of short runs does not start a process per waiting run: past a few processes, only long runs get more', async () => {
+    // Waiting alone used to start one: quick runs queued longer than spawnAfterMs started processes up to the bound
+    // (a storm of starts under load, each a node process, at concurrency 128 in the executor's benchmark).
+    const sandbox = pool(8, 50, 2, 10_000);
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 1000 }, (_, index) => run(sandbox, 'aaaa', { index })));
+      expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+      expect(new Set(outcomes.map(pidOf)).size).toBeLessThanOrEqual(2);
+      expect(sandbox.size).toBeLessThanOrEqual(2);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('long runs of one package still get processes of their own', async () => {
+    const sandbox = pool(8, 20, 1);
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 4 }, (_, index) => run(sandbox, 'aaaa', { index, sleepMs: 600 })));
+      expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+      expect(new Set(outcomes.map(pidOf)).size).toBe(4);
     } finally {
       await sandbox.close();
     }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { McpBridge } from '@skill-registry/sdk';
 import type { ExecutionError } from '#executions/index.js';
 import { HandlerSandboxProcess, type ProcessBounds, type ProcessSpawn, type HandlerSandboxOutcome } from './sandbox-process.js';
@@ -50,6 +51,15 @@ export interface HandlerSandboxPoolOptions {
    * than many short runs), long ones still get processes of their own.
    */
   spawnAfterMs?: number;
+  /**
+   * Processes of one package that waiting runs may have started for them whatever the length of the runs
+   * (default: 4 per core). Past it, another starts only while every process of the package is in a long run
+   * (one that has lasted spawnAfterMs): a queue of short runs moves on the processes there are. A few per core
+   * keep short runs flowing (a run's round trip is mostly waiting for the other process to wake); without
+   * the bound, the queue of a busy package started a process per waiting run (65 at concurrency 128 in the
+   * executor's benchmark, 5 GB), whose starts held runs up for over 30 s.
+   */
+  shortRunProcesses?: number;
 }
 
 const SPAWN_AFTER_MS = 200;
@@ -81,11 +91,13 @@ export class HandlerSandboxPool {
   private redispatch: NodeJS.Timeout | null = null;
   private closed = false;
   private lastReason: string | null | undefined;
+  private readonly shortRunProcesses: number;
 
   constructor(
     private readonly launcher: HandlerSandboxLauncher,
     private readonly options: HandlerSandboxPoolOptions,
   ) {
+    this.shortRunProcesses = options.shortRunProcesses ?? 4 * availableParallelism();
     this.sweep = setInterval(() => this.retireIdle(), Math.min(10_000, Math.max(100, options.idleMs / 2))).unref();
   }
 
@@ -190,10 +202,20 @@ export class HandlerSandboxPool {
         waiter.take(reused);
         continue;
       }
-      // Its package's processes are busy: wait for one of them a little before starting another.
+      // Its package's processes are busy: wait for one of them a little before starting another, and past a few
+      // processes, start one only while all of them are held by long runs.
       const due = waiter.since + spawnAfterMs;
-      if (this.processesOf(waiter.contentHash) > 0 && performance.now() < due) {
+      const now = performance.now();
+      const processes = this.processesOf(waiter.contentHash);
+      if (processes > 0 && now < due) {
         nextDue = Math.min(nextDue, due);
+        index++;
+        continue;
+      }
+      const longFrom = processes >= this.shortRunProcesses ? this.allInLongRunsFrom(waiter.contentHash, spawnAfterMs) : now;
+      if (longFrom > now) {
+        // Looked at again when they would all be long by now; while one is starting or between runs, a little later.
+        nextDue = Math.min(nextDue, longFrom === Infinity ? now + spawnAfterMs : longFrom);
         index++;
         continue;
       }
@@ -213,6 +235,22 @@ export class HandlerSandboxPool {
         Math.max(1, nextDue - performance.now()),
       );
     }
+  }
+
+  /**
+   * From when every process of a package is in a long run (one that has lasted `longMs`), as far as can be
+   * known now: Infinity while one is being started or is idle (it serves a waiting run as soon as it can).
+   */
+  private allInLongRunsFrom(contentHash: string, longMs: number): number {
+    if ((this.startingFor.get(contentHash) ?? 0) > 0) return Infinity;
+    let from = -Infinity;
+    for (const process of this.all) {
+      if (process.contentHash !== contentHash || !process.alive) continue;
+      const since = process.runningSince;
+      if (since === null) return Infinity;
+      from = Math.max(from, since + longMs);
+    }
+    return from;
   }
 
   /** Processes of a package, alive or being started. */
@@ -329,7 +367,6 @@ function cancelledFrom(error: ExecutionError): ExecutionError {
   return { code: 'CANCELLED', message: 'Execution cancelled', details: { handler_error: error } };
 }
 
-/** A tool call of the handler: only tools its version declares reach the bridge. */
 /** The signal of one run's tool and twin calls: aborted when the execution's is, or when the run ends; made on first use. */
 class RunCalls {
   private controller: AbortController | null = null;
@@ -354,6 +391,7 @@ class RunCalls {
   }
 }
 
+/** A tool call of the handler: only tools its version declares reach the bridge. */
 async function callTool(
   options: HandlerSandboxRunOptions,
   declared: ReadonlySet<string>,

@@ -80,6 +80,7 @@ export class HandlerSandboxProcess {
   private readonly channel: FrameChannel;
   private readonly stderr = new StreamTail(STDERR_TAIL_BYTES);
   private current: ActiveRun | null = null;
+  private currentSince = 0;
   private idleOutputBytes = 0;
   private nextRunId = 1;
   private tokens: number;
@@ -156,6 +157,11 @@ export class HandlerSandboxProcess {
     this.child.on('exit', gone);
   }
 
+  /** When its current run began (performance.now()), or null while it runs none. */
+  get runningSince(): number | null {
+    return this.current === null ? null : this.currentSince;
+  }
+
   get alive(): boolean {
     return !this.exited && this.endedBecause === null;
   }
@@ -205,6 +211,7 @@ export class HandlerSandboxProcess {
         },
       };
       this.current = active;
+      this.currentSince = performance.now();
       if (!this.alive) return active.finish({ ok: false, error: this.endedBecause ?? this.crashError(null, null) });
       if (handlers.signal.aborted) onAbort();
       else handlers.signal.addEventListener('abort', onAbort, { once: true });
@@ -256,6 +263,7 @@ export class HandlerSandboxProcess {
         },
       };
       this.current = active;
+      this.currentSince = performance.now();
       if (!this.alive) return active.finish({ ok: false, error: this.endedBecause ?? this.crashError(null, null) });
       this.channel.send({ type: 'inspect', runId, ...request } satisfies ToSandbox);
     });
