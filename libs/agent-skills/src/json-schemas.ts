@@ -14,15 +14,39 @@ export type SchemaValidator = ((data: unknown) => boolean) & { errors?: ErrorObj
 
 let captured: string[] = [];
 const logger = { log: () => undefined, warn: (...parts: unknown[]) => captured.push(parts.join(' ')), error: () => undefined };
-/** Validates and compiles with the options the registry's example checks use (every error, non-strict, full formats). */
-const lenient = new Ajv2020({ allErrors: true, strict: false, logger });
-/** Only to find unknown keywords (typos such as `propertise`), which lenient compilation accepts silently. */
-const keywordCheck = new Ajv2020({ strict: false, strictSchema: 'log', logger });
-addFormats(lenient);
-addFormats(keywordCheck);
+type Ajv = InstanceType<typeof Ajv2020>;
+let instances: { lenient: Ajv; keywordCheck: Ajv } | null = null;
 
-/** Validator of the permissive input schema `{ type: 'object' }` of tools that declare none. */
-export const validateAnyObject = lenient.compile({ type: 'object' }) as SchemaValidator;
+/**
+ * The ajv instances, made on first use (with their formats, and on first compile the 2020-12 meta-schema, they cost
+ * tens of milliseconds that a start with nothing to check need not pay):
+ * - lenient: validates and compiles with the options the registry's example checks use (every error, non-strict,
+ *   full formats);
+ * - keywordCheck: only to find unknown keywords (typos such as `propertise`), which lenient compilation accepts silently.
+ */
+function ajv(): { lenient: Ajv; keywordCheck: Ajv } {
+  if (instances === null) {
+    const lenient = new Ajv2020({ allErrors: true, strict: false, logger });
+    const keywordCheck = new Ajv2020({ strict: false, strictSchema: 'log', logger });
+    addFormats(lenient);
+    addFormats(keywordCheck);
+    instances = { lenient, keywordCheck };
+  }
+  return instances;
+}
+
+let anyObject: SchemaValidator | null = null;
+
+/** Validator of the permissive input schema `{ type: 'object' }` of tools that declare none (compiled on first use). */
+export const validateAnyObject: SchemaValidator = Object.assign(
+  (data: unknown): boolean => {
+    anyObject ??= ajv().lenient.compile({ type: 'object' }) as SchemaValidator;
+    const valid = anyObject(data);
+    validateAnyObject.errors = anyObject.errors;
+    return valid;
+  },
+  { errors: null as ErrorObject[] | null | undefined },
+);
 
 /** Where a schema sits, for messages: `tools.yaml` and `/tools/0/input_schema`, tool `create_sphere`. */
 export interface SchemaSite {
@@ -48,6 +72,7 @@ export function checkJsonSchema(schema: unknown, site: SchemaSite, issues: Issue
     );
     return null;
   }
+  const { lenient } = ajv();
   let metaValid: boolean;
   try {
     metaValid = lenient.validateSchema(schema) as boolean;
@@ -132,6 +157,7 @@ export function formatValidationErrors(errors: readonly ErrorObject[]): string {
 }
 
 function unknownKeywords(schema: Record<string, unknown>): string[] {
+  const { keywordCheck } = ajv();
   captured = [];
   try {
     keywordCheck.compile(schema);

@@ -20,13 +20,17 @@ export interface SchemaViolation {
  * per schema object, so a hot path pays the compile cost once per stored version.
  */
 export class JsonSchemaValidator {
-  private readonly ajv: Ajv2020;
+  private instance: Ajv2020 | null = null;
   private readonly compiled = new WeakMap<object, ValidateFunction>();
   private readonly compiledByKey = new LRUCache<string, ValidateFunction>({ max: MAX_KEYED_VALIDATORS });
 
-  constructor() {
-    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
-    addFormats(this.ajv);
+  /** Made on the first compile: the processes hold several validators, and a start need not pay for them. */
+  private get ajv(): Ajv2020 {
+    if (this.instance === null) {
+      this.instance = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+      addFormats(this.instance);
+    }
+    return this.instance;
   }
 
   /**
