@@ -110,6 +110,9 @@ describe('console (browser)', () => {
       expect(asset.status).toBe(200);
       expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(asset.headers.get('content-type')).toMatch(/^(application|text)\/javascript/);
+      // Sent compressed to a client that accepts it (compressed on this first request), and it decodes to the script.
+      expect(asset.headers.get('content-encoding')).toBe('gzip');
+      expect((await asset.text()).length).toBeGreaterThan(1024);
       // A page of the app (a deep link) gets the app; a missing asset is a 404, never the app.
       expect(await (await fetch(url('/skills/compare_results?tab=versions'))).text()).toBe(html);
       expect((await fetch(url('/assets/missing-0000.js'))).status).toBe(404);

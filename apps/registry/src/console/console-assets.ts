@@ -9,7 +9,8 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 /** One file of the built console, held in memory with its gzip variant (the whole console is well under 2 MB). */
 export interface ConsoleFile {
   body: Buffer;
-  gzip: Buffer | null;
+  /** The body gzipped (level 9), made on first use; null when not worth it (small or not compressible). */
+  readonly gzip: Buffer | null;
   mediaType: string;
   etag: string;
   /** Vite names what it emits under assets/ by their content hash: such a file never changes. */
@@ -22,7 +23,7 @@ const COMPRESSIBLE = /^(text\/|application\/(javascript|json|manifest\+json)|ima
 
 /**
  * The console's static files (apps/console, built into CONSOLE_DIR by `npm start` and `npm test`), read
- * once at start. A path that is no file is a page of the single-page app: it gets index.html, whose
+ * once at start (each compressed on first use). A path that is no file is a page of the single-page app: it gets index.html, whose
  * router shows the page (or its own "not found"); a missing file under assets/ is a 404.
  */
 @Injectable()
@@ -56,9 +57,14 @@ export class ConsoleAssets {
       if (body.length > MAX_FILE_BYTES) continue;
       const mediaType = lookup(entry.name) || 'application/octet-stream';
       const textual = mediaType.startsWith('text/') || mediaType === 'application/javascript' || mediaType === 'application/json';
+      // Compressed on the first request that accepts it rather than for every file at every start.
+      let gzip: Buffer | null | undefined = COMPRESSIBLE.test(mediaType) && body.length > 1024 ? undefined : null;
       this.files.set(relative, {
         body,
-        gzip: COMPRESSIBLE.test(mediaType) && body.length > 1024 ? gzipSync(body, { level: 9 }) : null,
+        get gzip() {
+          if (gzip === undefined) gzip = gzipSync(body, { level: 9 });
+          return gzip;
+        },
         mediaType: textual ? `${mediaType}; charset=utf-8` : mediaType,
         etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
         immutable: relative.startsWith('assets/'),
