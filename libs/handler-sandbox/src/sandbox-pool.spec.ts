@@ -20,11 +20,13 @@ socket.on('data', (chunk) => {
     const length = buffered.readUInt32BE(0);
     const message = JSON.parse(buffered.subarray(4, 4 + length).toString());
     buffered = buffered.subarray(4 + length);
+    if (message.type === 'tool_reply') { send({ type: 'result', runId: message.callId, outcome: 'ok', output: { pid: process.pid } }); continue; }
     if (message.type !== 'run') continue;
     const input = message.input;
     if (input.flood) { const head = Buffer.alloc(4); head.writeUInt32BE(1 << 30); socket.write(head); continue; }
     if (input.call) send({ type: 'tool_call', runId: message.runId, callId: 1, op: 'invoke', args: ['t.slow', {}] });
     if (input.garbage) { send({ type: 'result', runId: message.runId, outcome: 'ok', output: 'not an object' }); continue; }
+    if (input.callFirst) { send({ type: 'tool_call', runId: message.runId, callId: message.runId, op: 'invoke', args: ['t.slow', {}] }); continue; }
     if (input.sleepMs) { const runId = message.runId; setTimeout(() => send({ type: 'result', runId, outcome: 'ok', output: { ...input, pid: process.pid } }), input.sleepMs); continue; }
     if (input.fail) send({ type: 'result', runId: message.runId, outcome: 'error', error: { code: 'WORKER_LOST', message: 'claimed', details: {} } });
     else send({ type: 'result', runId: message.runId, outcome: 'ok', output: { ...input, pid: process.pid } });
@@ -165,6 +167,35 @@ describe('HandlerSandboxPool', () => {
       const outcomes = await Promise.all(Array.from({ length: 4 }, (_, index) => run(sandbox, 'aaaa', { index, sleepMs: 600 })));
       expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
       expect(new Set(outcomes.map(pidOf)).size).toBe(4);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('runs that wait on tool calls get more processes, however short they are', async () => {
+    const sandbox = pool(8, 100, 1, 10_000);
+    const callBridge = { ...bridge, invoke: () => new Promise((resolve) => setTimeout(() => resolve({}), 80)) } as unknown as McpBridge;
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          sandbox.run(
+            {
+              executionId: 'e',
+              sessionId: null,
+              branch: 'main',
+              packagePath: '/nowhere',
+              contentHash: 'dddd',
+              skillName: 's',
+              inputSchemaRef: 'schema.In',
+              outputSchemaRef: 'schema.Out',
+              input: { callFirst: true },
+            },
+            { timeoutMs: 10_000, signal: new AbortController().signal, bridge: callBridge, declaredTools: ['t.slow'] },
+          ),
+        ),
+      );
+      expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+      expect(new Set(outcomes.map(pidOf)).size).toBeGreaterThan(1);
     } finally {
       await sandbox.close();
     }

@@ -53,8 +53,9 @@ export interface HandlerSandboxPoolOptions {
   spawnAfterMs?: number;
   /**
    * Processes of one package that waiting runs may have started for them whatever the length of the runs
-   * (default: 4 per core). Past it, another starts only while every process of the package is in a long run
-   * (one that has lasted spawnAfterMs): a queue of short runs moves on the processes there are. A few per core
+   * (default: 4 per core). Past it, another starts only while every process of the package is held by its run
+   * (one that has lasted spawnAfterMs, or that waits for a tool or twin call): a queue of short runs moves on the
+   * processes there are. A few per core
    * keep short runs flowing (a run's round trip is mostly waiting for the other process to wake); without
    * the bound, the queue of a busy package started a process per waiting run (65 at concurrency 128 in the
    * executor's benchmark, 5 GB), whose starts held runs up for over 30 s.
@@ -238,8 +239,9 @@ export class HandlerSandboxPool {
   }
 
   /**
-   * From when every process of a package is in a long run (one that has lasted `longMs`), as far as can be
-   * known now: Infinity while one is being started or is idle (it serves a waiting run as soon as it can).
+   * From when every process of a package is held by its run (one that has lasted `longMs`, or that waits for a tool
+   * or twin call meanwhile), as far as can be known now: Infinity while one is being started or is idle (it serves a
+   * waiting run as soon as it can).
    */
   private allInLongRunsFrom(contentHash: string, longMs: number): number {
     if ((this.startingFor.get(contentHash) ?? 0) > 0) return Infinity;
@@ -248,7 +250,7 @@ export class HandlerSandboxPool {
       if (process.contentHash !== contentHash || !process.alive) continue;
       const since = process.runningSince;
       if (since === null) return Infinity;
-      from = Math.max(from, since + longMs);
+      if (!process.waitingOnCalls) from = Math.max(from, since + longMs);
     }
     return from;
   }

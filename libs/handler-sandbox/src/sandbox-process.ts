@@ -162,6 +162,11 @@ export class HandlerSandboxProcess {
     return this.current === null ? null : this.currentSince;
   }
 
+  /** True while its run waits for a tool or twin call it made (it uses no CPU meanwhile). */
+  get waitingOnCalls(): boolean {
+    return (this.current?.pendingCalls ?? 0) > 0;
+  }
+
   get alive(): boolean {
     return !this.exited && this.endedBecause === null;
   }
