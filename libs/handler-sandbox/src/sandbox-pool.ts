@@ -55,10 +55,9 @@ export interface HandlerSandboxPoolOptions {
    * Processes of one package that waiting runs may have started for them whatever the length of the runs
    * (default: 4 per core). Past it, another starts only while every process of the package is held by its run
    * (one that has lasted spawnAfterMs, or that waits for a tool or twin call): a queue of short runs moves on the
-   * processes there are. A few per core
-   * keep short runs flowing (a run's round trip is mostly waiting for the other process to wake); without
-   * the bound, the queue of a busy package started a process per waiting run (65 at concurrency 128 in the
-   * executor's benchmark, 5 GB), whose starts held runs up for over 30 s.
+   * processes there are. A few per core keep short runs flowing (a run's round trip is mostly waiting for the
+   * other process to wake); without the bound, the queue of a busy package started a process per waiting run
+   * (65 at concurrency 128 in the executor's benchmark, 5 GB), whose starts held runs up for over 30 s.
    */
   shortRunProcesses?: number;
 }
@@ -204,7 +203,7 @@ export class HandlerSandboxPool {
         continue;
       }
       // Its package's processes are busy: wait for one of them a little before starting another, and past a few
-      // processes, start one only while all of them are held by long runs.
+      // processes, start one only while all of them are held by their runs (long ones, or ones waiting on calls).
       const due = waiter.since + spawnAfterMs;
       const now = performance.now();
       const processes = this.processesOf(waiter.contentHash);
