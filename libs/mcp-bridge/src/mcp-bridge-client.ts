@@ -219,6 +219,18 @@ export class McpBridgeClient implements McpBridge {
     return listing ? this.toolIn(connection.name, listing, parts.tool) : undefined;
   }
 
+  /**
+   * The fresh listing getToolNow would answer `toolId` from: null when no adapter has its name, undefined when its
+   * adapter's listing is not fresh. A listing is never changed (a refresh makes a new one), so an answer built from
+   * the same listings is the same answer.
+   */
+  freshListingFor(toolId: string): AdapterListing | null | undefined {
+    const parts = splitToolId(toolId);
+    const connection = parts && this.connections.get(parts.adapter);
+    if (!parts || !connection) return null;
+    return connection.freshListing() ?? undefined;
+  }
+
   private toolIn(adapter: string, listing: AdapterListing, name: string): BridgeToolDescriptor | null {
     const tool = listing.tools.find((candidate) => candidate.name === name);
     return tool ? this.describe(adapter, tool, listing.reachable ? null : (listing.error ?? 'unreachable')) : null;

@@ -4,6 +4,7 @@ import {
   parseDisabledTools,
   parseFeatureFlags,
   parseToolAdapters,
+  type AdapterListing,
   type AdapterStatus,
   type BridgeToolDescriptor,
   type ToolDeclaration,
@@ -29,6 +30,8 @@ export interface RequiredAdapterToolStatus {
 @Injectable()
 export class AdapterToolDirectory implements OnApplicationShutdown {
   private readonly bridge: McpBridgeClient | null;
+  /** statusJsonOf's texts, with the listings each was made from. */
+  private readonly statusTexts = new WeakMap<AdapterToolRef[], { listings: (AdapterListing | null | undefined)[]; json: string }>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const adapters = parseToolAdapters(config.TOOL_ADAPTERS);
@@ -46,6 +49,22 @@ export class AdapterToolDirectory implements OnApplicationShutdown {
     if (!this.bridge) return { tools: [], adapters: [] };
     const [tools, adapters] = await Promise.all([this.bridge.listTools(capability), this.bridge.adapterStatus()]);
     return { tools, adapters };
+  }
+
+  /**
+   * statusOf as JSON, for the hot read of a skill: while the same fresh listings answer, the text made from them
+   * last time (by `required`: a version's list, which never changes), so a read does not rebuild it.
+   */
+  statusJsonOf(required: AdapterToolRef[]): string | Promise<string> {
+    const listings = this.bridge ? required.map((ref) => (this.bridge as McpBridgeClient).freshListingFor(ref.tool_id)) : [];
+    const made = listings.includes(undefined) ? undefined : this.statusTexts.get(required);
+    if (made && made.listings.length === listings.length && made.listings.every((listing, index) => listing === listings[index]))
+      return made.json;
+    const status = this.statusOf(required);
+    if (!Array.isArray(status)) return status.then((known) => JSON.stringify(known));
+    const json = JSON.stringify(status);
+    if (!listings.includes(undefined)) this.statusTexts.set(required, { listings, json });
+    return json;
   }
 
   /**

@@ -45,9 +45,9 @@ export class SkillReads {
   current(name: string): JsonRead | Promise<JsonRead> {
     const { skill, current } = this.queries.get(name);
     if (current.toolsRequired.length === 0) return this.json.skill(skill);
-    const status = this.tools.statusOf(current.toolsRequired);
-    if (Array.isArray(status)) return this.json.skillWithTools(skill, JSON.stringify(status));
-    return status.then((known) => this.json.skillWithTools(skill, JSON.stringify(known)));
+    const status = this.tools.statusJsonOf(current.toolsRequired);
+    if (typeof status === 'string') return this.json.skillWithTools(skill, status);
+    return status.then((known) => this.json.skillWithTools(skill, known));
   }
 
   versions(name: string): JsonRead {
