@@ -70,7 +70,8 @@ describe('HandlerSandboxPool', () => {
       cpuSeconds: 600,
       bounds: { maxFrameBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024, maxMessagesPerSecond: 1000, maxPendingCalls: 8 },
     });
-  const run = (sandbox: HandlerSandboxPool, contentHash: string, input: Record<string, unknown>) =>
+  /** One run of `input`; `calls`: the bridge its tool calls reach and the tool it declares (t.slow). */
+  const run = (sandbox: HandlerSandboxPool, contentHash: string, input: Record<string, unknown>, calls?: McpBridge) =>
     sandbox.run(
       {
         executionId: 'e',
@@ -83,7 +84,12 @@ describe('HandlerSandboxPool', () => {
         outputSchemaRef: 'schema.Out',
         input,
       },
-      { timeoutMs: 10_000, signal: new AbortController().signal, bridge, declaredTools: [] },
+      {
+        timeoutMs: 10_000,
+        signal: new AbortController().signal,
+        bridge: calls ?? bridge,
+        declaredTools: calls ? ['t.slow'] : [],
+      },
     );
   it("stops a run's tool call still in flight when the run ends", async () => {
     const sandbox = pool(2);
@@ -96,20 +102,7 @@ describe('HandlerSandboxPool', () => {
       },
     } as unknown as McpBridge;
     try {
-      const outcome = await sandbox.run(
-        {
-          executionId: 'e',
-          sessionId: null,
-          branch: 'main',
-          packagePath: '/nowhere',
-          contentHash: 'cccc',
-          skillName: 's',
-          inputSchemaRef: 'schema.In',
-          outputSchemaRef: 'schema.Out',
-          input: { call: true },
-        },
-        { timeoutMs: 10_000, signal: new AbortController().signal, bridge: slowBridge, declaredTools: ['t.slow'] },
-      );
+      const outcome = await run(sandbox, 'cccc', { call: true }, slowBridge);
       expect(outcome.ok).toBe(true);
       expect(signals).toHaveLength(1);
       expect(signals[0]?.aborted).toBe(true);
@@ -176,24 +169,7 @@ describe('HandlerSandboxPool', () => {
     const sandbox = pool(8, 100, 1, 10_000);
     const callBridge = { ...bridge, invoke: () => new Promise((resolve) => setTimeout(() => resolve({}), 80)) } as unknown as McpBridge;
     try {
-      const outcomes = await Promise.all(
-        Array.from({ length: 8 }, () =>
-          sandbox.run(
-            {
-              executionId: 'e',
-              sessionId: null,
-              branch: 'main',
-              packagePath: '/nowhere',
-              contentHash: 'dddd',
-              skillName: 's',
-              inputSchemaRef: 'schema.In',
-              outputSchemaRef: 'schema.Out',
-              input: { callFirst: true },
-            },
-            { timeoutMs: 10_000, signal: new AbortController().signal, bridge: callBridge, declaredTools: ['t.slow'] },
-          ),
-        ),
-      );
+      const outcomes = await Promise.all(Array.from({ length: 8 }, () => run(sandbox, 'dddd', { callFirst: true }, callBridge)));
       expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
       expect(new Set(outcomes.map(pidOf)).size).toBeGreaterThan(1);
     } finally {

@@ -58,8 +58,7 @@ export class AdapterToolDirectory implements OnApplicationShutdown {
   statusJsonOf(required: AdapterToolRef[]): string | Promise<string> {
     const listings = this.bridge ? required.map((ref) => (this.bridge as McpBridgeClient).freshListingFor(ref.tool_id)) : [];
     const made = listings.includes(undefined) ? undefined : this.statusTexts.get(required);
-    if (made && made.listings.length === listings.length && made.listings.every((listing, index) => listing === listings[index]))
-      return made.json;
+    if (made && made.listings.every((listing, index) => listing === listings[index])) return made.json;
     const status = this.statusOf(required);
     if (!Array.isArray(status)) return status.then((known) => JSON.stringify(known));
     const json = JSON.stringify(status);
