@@ -161,6 +161,20 @@ describe('handler sandbox: escapes tried by a hostile package', () => {
     }
   });
 
+  it('what one run leaves in the scratch directory, the next run of the same process does not see', async () => {
+    // Two runs of one package in turn: the pool reuses its process, whose scratch directory outlives a run.
+    const probe = async (input: { probe: string; target: string }) => {
+      const { body } = await call(registry.baseUrl, 'POST', '/v1/skills/acme_escape_write/executions?wait=20', { body: { input } });
+      return body as { status: string; output: { outcome: string; detail: string } };
+    };
+    const written = await probe({ probe: 'write', target: '/scratch/left-by-an-earlier-caller.txt' });
+    expect(written).toMatchObject({ status: 'SUCCEEDED', output: { detail: 'wrote /scratch/left-by-an-earlier-caller.txt' } });
+    const listed = await probe({ probe: 'list', target: '/scratch' });
+    expect(listed).toMatchObject({ status: 'SUCCEEDED', output: { outcome: 'escaped' } });
+    // (The tests' marker directory is mounted there too; it is not a run's leftover.)
+    expect(listed.output.detail.split(',')).not.toContain('left-by-an-earlier-caller.txt');
+  });
+
   it('killing its own process ends only its execution, with SANDBOX_CRASHED', async () => {
     expect(await execute('kill')).toMatchObject({ status: 'FAILED', error: { code: 'SANDBOX_CRASHED' } });
   });

@@ -4,7 +4,8 @@
  * runtime, its package and its scratch directory; tool calls, twin calls and log lines go to the
  * executor as frames on fd 3, which it answers there. The executor trusts nothing this process says.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
 import { LRUCache } from 'lru-cache';
@@ -157,10 +158,20 @@ function issuesOf(error: { issues: { path: PropertyKey[]; message: string }[] })
   return error.issues.map((issue) => ({ pointer: '/' + issue.path.map(String).join('/'), message: issue.message }));
 }
 
-/** The scratch directory is the package's, not a run's: what one run left there, the next one must not see. */
+/**
+ * The scratch directory is the package's, not a run's: what one run left there, the next one must not see.
+ * Listed with one synchronous call: it is almost always empty, and an asynchronous listing is a round trip
+ * through libuv's thread pool (two thread wake-ups) before every run.
+ */
 async function emptyScratch(): Promise<void> {
   if (!options.scratchDir) return;
-  const entries = await readdir(options.scratchDir).catch(() => [] as string[]);
+  let entries: string[];
+  try {
+    entries = readdirSync(options.scratchDir);
+  } catch {
+    return;
+  }
+  if (entries.length === 0) return;
   await Promise.all(entries.map((entry) => rm(`${options.scratchDir}/${entry}`, { recursive: true, force: true }).catch(() => undefined)));
 }
 
