@@ -109,7 +109,13 @@ describe('deferred attempt start', () => {
       await eventually(async () => (await get(body.id)).status === 'RUNNING', 3500);
       const running = await get(body.id);
       expect(running).toMatchObject({ status: 'RUNNING', attempts: 1 });
-      expect(await waitForTerminal(registry.baseUrl, body.id)).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+      const final = await waitForTerminal(registry.baseUrl, body.id);
+      expect(final).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+      // Its start is recorded as when the run began, not when the write went out 200 ms later: the row's
+      // started_at is its 'started' event's time, and the duration is the whole run's.
+      expect(final.duration_ms).toBeGreaterThanOrEqual(4000);
+      const started = (await readSse(registry.baseUrl, body.id)).find((event) => event.type === 'started');
+      expect(Math.abs(Date.parse(final.started_at) - Date.parse(started?.data.at as string))).toBeLessThan(50);
     });
   });
 });

@@ -155,6 +155,22 @@ describe('batched execution writes (group commit)', () => {
     }
   });
 
+  it('a start written after its attempt ran (a deferred start) is recorded that long ago; a later attempt keeps the first start', async () => {
+    const writes = new BatchedExecutionWrites(executions, { maxBatch: 64, windowMs: 2 });
+    const [deferred, plain] = await Promise.all([writes.create(newExecution()), writes.create(newExecution())]);
+    const before = Date.now();
+    const [late, now] = await Promise.all([writes.startAttempt(deferred.record.id, 1500), writes.startAttempt(plain.record.id)]);
+    const after = Date.now();
+    // One clock on this machine; a few ms of slack for the statement's own time.
+    expect(late!.startedAt!.getTime()).toBeGreaterThanOrEqual(before - 1500 - 5);
+    expect(late!.startedAt!.getTime()).toBeLessThanOrEqual(after - 1500 + 5);
+    expect(now!.startedAt!.getTime()).toBeGreaterThanOrEqual(before - 5);
+    // A retry's start (the row back to QUEUED) does not move the execution's start.
+    await pool.query(`UPDATE executions SET status = 'QUEUED', attempt_running = false WHERE id = $1`, [deferred.record.id]);
+    const retried = await writes.startAttempt(deferred.record.id, 10);
+    expect(retried).toMatchObject({ attempts: 2, startedAt: late!.startedAt });
+  });
+
   it('a guard that fails for one row does not affect the others in its flush', async () => {
     const writes = new BatchedExecutionWrites(executions, { maxBatch: 64, windowMs: 2 });
     const ids = (await Promise.all(Array.from({ length: 4 }, () => writes.create(newExecution())))).map(({ record }) => record.id);

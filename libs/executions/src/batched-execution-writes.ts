@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from '#database/pg-pool.js';
 import type { ExecutionError, ExecutionRecord } from './execution-model.js';
-import type { AttemptGuard, ExecutionsRepository, FinishRequest, NewExecution, TerminalStatus } from './executions.repository.js';
+import type { AttemptGuard, ExecutionsRepository, FinishRequest, NewExecution, StartRequest, TerminalStatus } from './executions.repository.js';
 import { GroupCommit } from './group-commit.js';
 
 /** How the durable writes of executions are grouped (see GroupCommit). */
@@ -25,7 +25,7 @@ const isolateRowErrors = (error: unknown) => !isDatabaseUnavailable(error);
  */
 export class BatchedExecutionWrites {
   private readonly creates: GroupCommit<NewExecution, { record: ExecutionRecord; created: boolean }>;
-  private readonly starts: GroupCommit<string, ExecutionRecord | null>;
+  private readonly starts: GroupCommit<StartRequest, ExecutionRecord | null>;
   private readonly finishes: GroupCommit<FinishRequest, ExecutionRecord | null>;
 
   constructor(repository: ExecutionsRepository, batching: ExecutionWriteBatching = DEFAULT_EXECUTION_WRITE_BATCHING) {
@@ -35,7 +35,7 @@ export class BatchedExecutionWrites {
       // Two requests with one idempotency key go in turn, so the second finds the first.
       keyOf: (execution) => (execution.idempotencyKey === null ? null : `${execution.caller}\u0000${execution.idempotencyKey}`),
     });
-    this.starts = new GroupCommit((ids) => repository.startAttempts(ids), { ...options, keyOf: (id) => id });
+    this.starts = new GroupCommit((requests) => repository.startAttempts(requests), { ...options, keyOf: (request) => request.id });
     this.finishes = new GroupCommit((requests) => repository.finishMany(requests), { ...options, keyOf: (request) => request.id });
   }
 
@@ -45,8 +45,8 @@ export class BatchedExecutionWrites {
   }
 
   /** ExecutionsRepository.startAttempt, group-committed. */
-  startAttempt(id: string): Promise<ExecutionRecord | null> {
-    return this.starts.submit(id);
+  startAttempt(id: string, ranForMs?: number): Promise<ExecutionRecord | null> {
+    return this.starts.submit({ id, ranForMs });
   }
 
   /** ExecutionsRepository.finish, group-committed; the guard is this call's own. */

@@ -24,13 +24,15 @@ export const CREATE_EXECUTIONS = `
 
 /**
  * Starts the next attempt of each execution that is waiting for one (QUEUED, or RUNNING between
- * attempts, no attempt marked running, no cancellation asked); returns the rows it started.
+ * attempts, no attempt marked running, no cancellation asked); returns the rows it started. A row with
+ * `ran_for_ms` is an attempt that has already run that long (a deferred start, see StartRequest.ranForMs):
+ * a first start is recorded as that long ago.
  */
 export const START_ATTEMPTS = `
   UPDATE executions e
      SET status = 'RUNNING', attempts = e.attempts + 1, attempt_running = true,
-         started_at = COALESCE(e.started_at, now()), heartbeat_at = now()
-    FROM unnest($1::uuid[]) AS r(id)
+         started_at = COALESCE(e.started_at, now() - (COALESCE(r.ran_for_ms, 0) * interval '1 millisecond')), heartbeat_at = now()
+    FROM unnest($1::uuid[], $2::int[]) AS r(id, ran_for_ms)
    WHERE e.id = r.id AND e.status IN ('QUEUED', 'RUNNING') AND NOT e.attempt_running AND e.cancel_requested_at IS NULL
   RETURNING e.*`;
 

@@ -29,6 +29,16 @@ export interface NewExecution {
 
 export type TerminalStatus = Extract<ExecutionStatus, 'SUCCEEDED' | 'FAILED' | 'CANCELLED'>;
 
+/** One execution's next attempt to start (see ExecutionsRepository.startAttempt). */
+export interface StartRequest {
+  id: string;
+  /**
+   * How long the attempt has already run when its start is written (a deferred start: the handler ran
+   * first); a first start is recorded that long ago, as the attempt's `started` event is. Absent: now.
+   */
+  ranForMs?: number;
+}
+
 /** One execution's move to a terminal state (see ExecutionsRepository.finish). */
 export interface FinishRequest {
   id: string;
@@ -217,17 +227,20 @@ export class ExecutionsRepository {
    * Starts the next attempt if the execution is waiting for one. Returns null when it is not
    * (finished, cancelled, or an attempt is marked running: a worker was lost mid-attempt).
    */
-  async startAttempt(id: string): Promise<ExecutionRecord | null> {
-    return (await this.startAttempts([id]))[0] ?? null;
+  async startAttempt(id: string, ranForMs?: number): Promise<ExecutionRecord | null> {
+    return (await this.startAttempts([{ id, ranForMs }]))[0] ?? null;
   }
 
-  /** startAttempt() for several executions (distinct ids) in one statement; one result per id, in order. */
-  async startAttempts(ids: string[]): Promise<(ExecutionRecord | null)[]> {
-    assertDistinct(ids);
-    const result = await this.sql('startAttempts', START_ATTEMPTS, [ids]);
+  /** startAttempt() for several executions (distinct ids) in one statement; one result per request, in order. */
+  async startAttempts(requests: StartRequest[]): Promise<(ExecutionRecord | null)[]> {
+    assertDistinct(requests.map((request) => request.id));
+    const result = await this.sql('startAttempts', START_ATTEMPTS, [
+      requests.map((request) => request.id),
+      requests.map((request) => (request.ranForMs === undefined ? null : Math.max(0, Math.round(request.ranForMs)))),
+    ]);
     const byId = new Map(result.rows.map((row) => [row.id as string, row]));
-    return ids.map((id) => {
-      const row = byId.get(id);
+    return requests.map((request) => {
+      const row = byId.get(request.id);
       return row ? toExecutionRecord(row) : null;
     });
   }

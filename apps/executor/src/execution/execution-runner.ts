@@ -126,7 +126,8 @@ export class ExecutionRunner {
   private runDeferred(queued: ExecutionRecord, version: ExecutableVersion, hooks: AttemptHooks): Promise<void> {
     const controller = new AbortController();
     const start = AttemptStart.deferred({
-      write: () => this.writes.startAttempt(queued.id),
+      // Recorded as begun when the run began here (as its 'started' event is), not when the write goes out.
+      write: () => this.writes.startAttempt(queued.id, start.elapsedMs),
       deferMs: this.config.ATTEMPT_START_DEFER_MS,
       onWritten: (record) => {
         this.running.started(queued.id, start, record.attempts);
