@@ -66,6 +66,7 @@ describe('HandlerSandboxPool', () => {
       shortRunProcesses,
       cancelGraceMs: 100,
       maxRunsPerProcess,
+      runLimitJitter: 0,
       idleMs: 60_000,
       cpuSeconds: 600,
       bounds: { maxFrameBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024, maxMessagesPerSecond: 1000, maxPendingCalls: 8 },
@@ -114,6 +115,10 @@ describe('HandlerSandboxPool', () => {
   });
 
   const pidOf = (outcome: Awaited<ReturnType<typeof run>>) => (outcome.ok ? outcome.output.pid : null);
+  const eventually = async (condition: () => boolean, timeoutMs = 5000) => {
+    for (const deadline = Date.now() + timeoutMs; !condition(); await new Promise((resolve) => setTimeout(resolve, 10)))
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+  };
 
   it('reuses a process for the same package and never shares one between two packages', async () => {
     const sandbox = pool(4);
@@ -185,6 +190,38 @@ describe('HandlerSandboxPool', () => {
       expect(failed).toMatchObject({ ok: false, error: { code: 'HANDLER_ERROR', message: 'claimed' } });
       const after = pidOf(await run(sandbox, 'aaaa', {}));
       expect(after).not.toBe(before);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a process at its run limit serves on until its replacement is ready, so no run waits for a start', async () => {
+    const sandbox = pool(4, 200, undefined, 3);
+    try {
+      const first = pidOf(await run(sandbox, 'aaaa', {}));
+      await run(sandbox, 'aaaa', {});
+      expect(pidOf(await run(sandbox, 'aaaa', {}))).toBe(first); // its third run: worn, its replacement starts
+      // The next run does not wait for that start: the worn process takes it (before: ended, and a new one started for the run).
+      expect(pidOf(await run(sandbox, 'aaaa', {}))).toBe(first);
+      // Once the replacement is ready, the worn process is ended and the replacement serves.
+      await eventually(() => sandbox.size === 1 && !sandbox.pids().includes(first as number));
+      const replacement = pidOf(await run(sandbox, 'aaaa', {}));
+      expect(replacement).not.toBe(first);
+      expect(sandbox.pids()).toEqual([replacement]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('with no room for one more process, a worn one is ended at once and the bound holds', async () => {
+    const sandbox = pool(1, 200, undefined, 2);
+    try {
+      const first = pidOf(await run(sandbox, 'aaaa', {}));
+      await run(sandbox, 'aaaa', {});
+      expect(sandbox.size).toBeLessThanOrEqual(1);
+      const next = pidOf(await run(sandbox, 'aaaa', {}));
+      expect(next).not.toBe(first);
+      expect(sandbox.size).toBe(1);
     } finally {
       await sandbox.close();
     }

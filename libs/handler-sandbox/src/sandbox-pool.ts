@@ -38,8 +38,13 @@ export interface HandlerSandboxPoolOptions {
   /** Most sandbox processes at once, across packages (SANDBOX_MAX_PROCESSES). */
   maxProcesses: number;
   cancelGraceMs: number;
-  /** Runs one process serves before it is replaced. */
+  /**
+   * Runs one process serves before it is replaced: each process draws its own limit between
+   * (1 − runLimitJitter) × this and this, so a package's processes, started together, are not all replaced at once.
+   */
   maxRunsPerProcess: number;
+  /** See maxRunsPerProcess (default 0.25; 0: every process exactly maxRunsPerProcess). */
+  runLimitJitter?: number;
   /** A process idle this long is ended. */
   idleMs: number;
   /** RLIMIT_CPU of each process, s: it is replaced once it used half of it. */
@@ -74,10 +79,13 @@ type Waiter = {
 
 /**
  * Sandbox processes, reused only for the same package content hash: two packages never share one.
- * A process runs one request at a time; it is replaced after maxRunsPerProcess runs, after idleMs
- * idle, when it used half its CPU budget, and at once after any run that did not succeed (a failed,
- * timed-out or cancelled run may have left it in any state). At most maxProcesses exist; a package
- * that needs one when all are taken ends the least recently used idle one, or waits its turn.
+ * A process runs one request at a time; it is ended after idleMs idle, and at once after any run that did
+ * not succeed (a failed, timed-out or cancelled run may have left it in any state). One worn by use (its run
+ * limit, or half its CPU budget) is replaced without a gap: its replacement is started beside it, and it
+ * serves on until that one is ready (a start costs a few hundred milliseconds that a run would otherwise wait;
+ * when every process of a busy package wore out together, its runs stalled); with no room for one more, it is
+ * ended at once. At most maxProcesses exist; a package that needs one when all are taken ends the least
+ * recently used idle one, or waits its turn.
  */
 export class HandlerSandboxPool {
   private readonly idle = new Map<string, HandlerSandboxProcess[]>();
@@ -92,6 +100,11 @@ export class HandlerSandboxPool {
   private closed = false;
   private lastReason: string | null | undefined;
   private readonly shortRunProcesses: number;
+  /** Each process's own run limit, and the package directory it was started for (its replacement's too). */
+  private readonly runLimits = new WeakMap<HandlerSandboxProcess, number>();
+  private readonly packageDirs = new WeakMap<HandlerSandboxProcess, string>();
+  /** Worn processes: serving on while their replacement starts ('starting'), or to be ended when next released ('replaced'). */
+  private readonly retiring = new Map<HandlerSandboxProcess, 'starting' | 'replaced'>();
 
   constructor(
     private readonly launcher: HandlerSandboxLauncher,
@@ -266,9 +279,7 @@ export class HandlerSandboxPool {
     this.startingFor.set(waiter.contentHash, (this.startingFor.get(waiter.contentHash) ?? 0) + 1);
     const started = () => {
       this.starting--;
-      const left = (this.startingFor.get(waiter.contentHash) ?? 1) - 1;
-      if (left > 0) this.startingFor.set(waiter.contentHash, left);
-      else this.startingFor.delete(waiter.contentHash);
+      this.decrementStarting(waiter.contentHash);
     };
     void this.launcher.spawnSpec(waiter.packageDir, waiter.contentHash).then(
       (spec) => {
@@ -277,10 +288,7 @@ export class HandlerSandboxPool {
           void spec.cleanUp();
           return waiter.fail(new Error('sandbox pool is closed'));
         }
-        const process = new HandlerSandboxProcess(waiter.contentHash, spec, this.options.bounds);
-        this.all.add(process);
-        process.onExit(() => this.forget(process));
-        waiter.take(process);
+        waiter.take(this.adopt(waiter.contentHash, waiter.packageDir, spec));
       },
       (error: Error) => {
         started();
@@ -288,6 +296,87 @@ export class HandlerSandboxPool {
         this.dispatch();
       },
     );
+  }
+
+  /** A new process of the pool. */
+  private adopt(contentHash: string, packageDir: string, spec: ProcessSpawn): HandlerSandboxProcess {
+    const process = new HandlerSandboxProcess(contentHash, spec, this.options.bounds);
+    const jitter = this.options.runLimitJitter ?? 0.25;
+    this.runLimits.set(process, Math.max(1, Math.round(this.options.maxRunsPerProcess * (1 - jitter * Math.random()))));
+    this.packageDirs.set(process, packageDir);
+    this.all.add(process);
+    process.onExit(() => this.forget(process));
+    return process;
+  }
+
+  /** Worn by use: its run limit reached, or half its CPU budget (RLIMIT_CPU ends it at the whole) used. */
+  private worn(process: HandlerSandboxProcess): boolean {
+    return (
+      process.runs >= (this.runLimits.get(process) ?? this.options.maxRunsPerProcess) ||
+      process.cpuMs >= (this.options.cpuSeconds * 1000) / 2
+    );
+  }
+
+  /** Past what a worn process may serve while its replacement starts (one that never became ready). */
+  private wornOut(process: HandlerSandboxProcess): boolean {
+    return (
+      process.runs >= 2 * (this.runLimits.get(process) ?? this.options.maxRunsPerProcess) ||
+      process.cpuMs >= (this.options.cpuSeconds * 1000 * 3) / 4
+    );
+  }
+
+  /**
+   * Starts the replacement of a worn process; once it is ready (or failed to start), the worn one is ended
+   * (now if idle, else when its run ends) and the replacement serves its package's runs.
+   */
+  private replace(worn: HandlerSandboxProcess): void {
+    const contentHash = worn.contentHash;
+    const packageDir = this.packageDirs.get(worn) as string;
+    this.retiring.set(worn, 'starting');
+    this.starting++;
+    this.startingFor.set(contentHash, (this.startingFor.get(contentHash) ?? 0) + 1);
+    const settle = (replacement: HandlerSandboxProcess | null) => {
+      if (this.retiring.get(worn) === 'starting') this.retiring.set(worn, 'replaced');
+      if (replacement?.alive && !this.closed) this.pushIdle(replacement);
+      if (this.isIdle(worn)) {
+        this.removeIdle(worn);
+        this.discard(worn);
+      }
+      if (!this.closed) this.dispatch();
+    };
+    void this.launcher.spawnSpec(packageDir, contentHash).then(
+      (spec) => {
+        this.starting--;
+        this.decrementStarting(contentHash);
+        if (this.closed) return void spec.cleanUp();
+        const replacement = this.adopt(contentHash, packageDir, spec);
+        replacement.ready.then(
+          () => settle(replacement),
+          () => settle(null),
+        );
+      },
+      () => {
+        this.starting--;
+        this.decrementStarting(contentHash);
+        settle(null);
+      },
+    );
+  }
+
+  private decrementStarting(contentHash: string): void {
+    const left = (this.startingFor.get(contentHash) ?? 1) - 1;
+    if (left > 0) this.startingFor.set(contentHash, left);
+    else this.startingFor.delete(contentHash);
+  }
+
+  private isIdle(process: HandlerSandboxProcess): boolean {
+    return this.idle.get(process.contentHash)?.includes(process) ?? false;
+  }
+
+  private pushIdle(process: HandlerSandboxProcess): void {
+    const list = this.idle.get(process.contentHash) ?? [];
+    list.push(process);
+    this.idle.set(process.contentHash, list);
   }
 
   private takeIdle(contentHash: string): HandlerSandboxProcess | null {
@@ -301,19 +390,15 @@ export class HandlerSandboxPool {
   }
 
   private release(process: HandlerSandboxProcess, succeeded: boolean): void {
-    const spent =
-      !succeeded ||
-      !process.alive ||
-      process.runs >= this.options.maxRunsPerProcess ||
-      process.cpuMs >= (this.options.cpuSeconds * 1000) / 2 ||
-      this.closed;
-    if (spent) {
-      this.discard(process);
-    } else {
-      const list = this.idle.get(process.contentHash) ?? [];
-      list.push(process);
-      this.idle.set(process.contentHash, list);
+    const retiring = this.retiring.get(process);
+    let ended = !succeeded || !process.alive || this.closed || retiring === 'replaced' || this.wornOut(process);
+    if (!ended && retiring === undefined && this.worn(process)) {
+      // Replaced without a gap where there is room for one more process; else ended now, as any spent one.
+      if (this.all.size + this.starting < this.options.maxProcesses) this.replace(process);
+      else ended = true;
     }
+    if (ended) this.discard(process);
+    else this.pushIdle(process);
     this.dispatch();
   }
 
@@ -350,11 +435,13 @@ export class HandlerSandboxPool {
   /** Stops a process now (SIGKILL to its group: gone within milliseconds); its slot is free at once. */
   private discard(process: HandlerSandboxProcess): void {
     this.all.delete(process);
+    this.retiring.delete(process);
     process.stop();
   }
 
   private forget(process: HandlerSandboxProcess): void {
     this.all.delete(process);
+    this.retiring.delete(process);
     this.removeIdle(process);
     if (!this.closed) this.dispatch();
   }
