@@ -27,7 +27,8 @@ const env = {
 };
 const registry = await startRegistryProcess(env);
 const executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: String(C) });
-const client = httpClient(registry.url);
+// As many sockets as calls in flight (the default 64 held concurrency 128 to 64 calls at a time).
+const client = httpClient(registry.url, Math.max(64, C));
 try {
   await fetch(`${registry.url}/v1/admin/skills/bench_noop/versions/1.0.0/promote`, {
     method: 'POST',

@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import type { McpBridge, SkillContext, SkillHandlerClass, SkillLogger, TwinApi, WorkProductContent } from '@skill-registry/sdk';
 import { LRUCache } from 'lru-cache';
 // The handler loader and the code part of a package check, not the rest of package validation.
@@ -43,6 +44,7 @@ const send = (message: FromSandbox) => {
   if (message.type === 'result') {
     const used = process.cpuUsage();
     message.cpuMs = (used.user + used.system) / 1000;
+    message.heapMb = getHeapStatistics().used_heap_size / (1024 * 1024);
   }
   channel.send(message);
 };

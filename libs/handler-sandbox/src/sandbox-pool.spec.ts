@@ -29,7 +29,7 @@ socket.on('data', (chunk) => {
     if (input.callFirst) { send({ type: 'tool_call', runId: message.runId, callId: message.runId, op: 'invoke', args: ['t.slow', {}] }); continue; }
     if (input.sleepMs) { const runId = message.runId; setTimeout(() => send({ type: 'result', runId, outcome: 'ok', output: { ...input, pid: process.pid } }), input.sleepMs); continue; }
     if (input.fail) send({ type: 'result', runId: message.runId, outcome: 'error', error: { code: 'WORKER_LOST', message: 'claimed', details: {} } });
-    else send({ type: 'result', runId: message.runId, outcome: 'ok', output: { ...input, pid: process.pid } });
+    else send({ type: 'result', runId: message.runId, outcome: 'ok', output: { ...input, pid: process.pid }, ...(input.heapMb ? { heapMb: input.heapMb } : {}) });
   }
 });
 socket.on('close', () => process.exit(0));
@@ -67,6 +67,7 @@ describe('HandlerSandboxPool', () => {
       cancelGraceMs: 100,
       maxRunsPerProcess,
       runLimitJitter: 0,
+      heapLimitMb: 256,
       idleMs: 60_000,
       cpuSeconds: 600,
       bounds: { maxFrameBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024, maxMessagesPerSecond: 1000, maxPendingCalls: 8 },
@@ -208,6 +209,19 @@ describe('HandlerSandboxPool', () => {
       const replacement = pidOf(await run(sandbox, 'aaaa', {}));
       expect(replacement).not.toBe(first);
       expect(sandbox.pids()).toEqual([replacement]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a process whose heap has grown to half its bound is replaced the same way, long before its run limit', async () => {
+    const sandbox = pool(4);
+    try {
+      const first = pidOf(await run(sandbox, 'aaaa', {}));
+      expect(pidOf(await run(sandbox, 'aaaa', { heapMb: 100 }))).toBe(first);
+      expect(pidOf(await run(sandbox, 'aaaa', { heapMb: 128 }))).toBe(first); // half of 256: worn
+      await eventually(() => sandbox.size === 1 && !sandbox.pids().includes(first as number));
+      expect(pidOf(await run(sandbox, 'aaaa', {}))).not.toBe(first);
     } finally {
       await sandbox.close();
     }

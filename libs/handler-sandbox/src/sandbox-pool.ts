@@ -45,6 +45,8 @@ export interface HandlerSandboxPoolOptions {
   maxRunsPerProcess: number;
   /** See maxRunsPerProcess (default 0.25; 0: every process exactly maxRunsPerProcess). */
   runLimitJitter?: number;
+  /** The processes' V8 heap bound, MB: one whose heap in use reaches half of it is replaced (a leak is cut short). */
+  heapLimitMb?: number;
   /** A process idle this long is ended. */
   idleMs: number;
   /** RLIMIT_CPU of each process, s: it is replaced once it used half of it. */
@@ -309,11 +311,12 @@ export class HandlerSandboxPool {
     return process;
   }
 
-  /** Worn by use: its run limit reached, or half its CPU budget (RLIMIT_CPU ends it at the whole) used. */
+  /** Worn by use: its run limit reached, half its CPU budget (RLIMIT_CPU ends it at the whole) or half its heap bound used. */
   private worn(process: HandlerSandboxProcess): boolean {
     return (
       process.runs >= (this.runLimits.get(process) ?? this.options.maxRunsPerProcess) ||
-      process.cpuMs >= (this.options.cpuSeconds * 1000) / 2
+      process.cpuMs >= (this.options.cpuSeconds * 1000) / 2 ||
+      (this.options.heapLimitMb !== undefined && process.heapMb >= this.options.heapLimitMb / 2)
     );
   }
 

@@ -75,6 +75,8 @@ export class HandlerSandboxProcess {
   readonly ready: Promise<void>;
   runs = 0;
   cpuMs = 0;
+  /** V8 heap in use after its last run, MB (as the process reports it). */
+  heapMb = 0;
   lastUsed = Date.now();
   private readonly child: ChildProcess;
   private readonly channel: FrameChannel;
@@ -315,6 +317,7 @@ export class HandlerSandboxProcess {
         });
       case 'result':
         this.cpuMs = message.cpuMs ?? this.cpuMs;
+        this.heapMb = message.heapMb ?? this.heapMb;
         return run.finish(
           message.outcome === 'ok'
             ? { ok: true, output: message.output as Record<string, unknown> }

@@ -88,6 +88,8 @@ const fromSandbox = z.discriminatedUnion('type', [
       error: handlerError.optional(),
       /** CPU time the process has used so far (its own word: a lie only spares it a recycle the CPU limit then forces). */
       cpuMs: z.number().nonnegative().optional(),
+      /** V8 heap in use after the run, MB (its own word too: a lie only spares it a recycle its heap limit then forces). */
+      heapMb: z.number().nonnegative().optional(),
     })
     .strict()
     .refine((result) => (result.outcome === 'ok' ? result.output !== undefined : result.error !== undefined), {
