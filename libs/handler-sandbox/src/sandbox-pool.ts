@@ -205,12 +205,23 @@ export class HandlerSandboxPool {
     });
   }
 
-  /** Serves waiting runs, oldest first: an idle process of their package, else a new one where there is room. */
+  /**
+   * Serves waiting runs, oldest first: an idle process of their package, else a new one where there is room.
+   * Once the oldest waiting run of a package can be served neither way, neither can the later ones of that
+   * package in this pass (they have waited less, and nothing is released meanwhile): they are passed over, so a
+   * long queue of one busy package costs a lookup per run, not a look at every process.
+   */
   private dispatch(): void {
     const spawnAfterMs = this.options.spawnAfterMs ?? SPAWN_AFTER_MS;
+    const now = performance.now();
+    const blocked = new Set<string>();
     let nextDue = Infinity;
     for (let index = 0; index < this.waiting.length;) {
       const waiter = this.waiting[index] as Waiter;
+      if (blocked.has(waiter.contentHash)) {
+        index++;
+        continue;
+      }
       const reused = this.takeIdle(waiter.contentHash);
       if (reused) {
         this.waiting.splice(index, 1);
@@ -220,21 +231,17 @@ export class HandlerSandboxPool {
       // Its package's processes are busy: wait for one of them a little before starting another, and past a few
       // processes, start one only while all of them are held by their runs (long ones, or ones waiting on calls).
       const due = waiter.since + spawnAfterMs;
-      const now = performance.now();
       const processes = this.processesOf(waiter.contentHash);
-      if (processes > 0 && now < due) {
-        nextDue = Math.min(nextDue, due);
-        index++;
-        continue;
-      }
-      const longFrom = processes >= this.shortRunProcesses ? this.allInLongRunsFrom(waiter.contentHash, spawnAfterMs) : now;
-      if (longFrom > now) {
+      let waitUntil: number | null = null;
+      if (processes > 0 && now < due) waitUntil = due;
+      else {
+        const longFrom = processes >= this.shortRunProcesses ? this.allInLongRunsFrom(waiter.contentHash, spawnAfterMs) : now;
         // Looked at again when they would all be long by now; while one is starting or between runs, a little later.
-        nextDue = Math.min(nextDue, longFrom === Infinity ? now + spawnAfterMs : longFrom);
-        index++;
-        continue;
+        if (longFrom > now) waitUntil = longFrom === Infinity ? now + spawnAfterMs : longFrom;
       }
-      if (this.all.size + this.starting >= this.options.maxProcesses && !this.evictLeastRecentlyUsed()) {
+      if (waitUntil !== null || (this.all.size + this.starting >= this.options.maxProcesses && !this.evictLeastRecentlyUsed())) {
+        if (waitUntil !== null) nextDue = Math.min(nextDue, waitUntil);
+        blocked.add(waiter.contentHash);
         index++;
         continue;
       }
