@@ -1,6 +1,13 @@
 import { isDatabaseUnavailable } from '#database/pg-pool.js';
 import type { ExecutionError, ExecutionRecord } from './execution-model.js';
-import type { AttemptGuard, ExecutionsRepository, FinishRequest, NewExecution, StartRequest, TerminalStatus } from './executions.repository.js';
+import type {
+  AttemptGuard,
+  ExecutionsRepository,
+  FinishRequest,
+  NewExecution,
+  StartRequest,
+  TerminalStatus,
+} from './executions.repository.js';
 import { GroupCommit } from './group-commit.js';
 
 /** How the durable writes of executions are grouped (see GroupCommit). */
