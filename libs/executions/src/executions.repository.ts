@@ -99,6 +99,11 @@ function guardValues(guard: AttemptGuard | undefined): [number | null, number | 
 }
 
 /** The multi-row statements match rows to requests by id: one statement may not name an execution twice. */
+/** A duration for an int column: whole, never negative; null when absent. */
+function wholeMs(ms: number | undefined): number | null {
+  return ms === undefined ? null : Math.max(0, Math.round(ms));
+}
+
 function assertDistinct(ids: string[]): void {
   if (new Set(ids).size !== ids.length) throw new Error('one statement cannot write the same execution twice');
 }
@@ -236,7 +241,7 @@ export class ExecutionsRepository {
     assertDistinct(requests.map((request) => request.id));
     const result = await this.sql('startAttempts', START_ATTEMPTS, [
       requests.map((request) => request.id),
-      requests.map((request) => (request.ranForMs === undefined ? null : Math.max(0, Math.round(request.ranForMs)))),
+      requests.map((request) => wholeMs(request.ranForMs)),
     ]);
     const byId = new Map(result.rows.map((row) => [row.id as string, row]));
     return requests.map((request) => {
@@ -294,7 +299,7 @@ export class ExecutionsRepository {
       requests.map((request) => (request.error ? JSON.stringify(request.error) : null)),
       requests.map((request) => request.guard?.attempt ?? null),
       requests.map((request) => request.guard?.staleForMs ?? null),
-      requests.map((request) => (request.unstartedMs === undefined ? null : Math.max(0, Math.round(request.unstartedMs)))),
+      requests.map((request) => wholeMs(request.unstartedMs)),
       requests.map((request) => (request.input === undefined ? null : JSON.stringify(request.input))),
     ]);
     const byId = new Map(updated.rows.map((row) => [row.id as string, row]));

@@ -116,9 +116,12 @@ describe('HandlerSandboxPool', () => {
   });
 
   const pidOf = (outcome: Awaited<ReturnType<typeof run>>) => (outcome.ok ? outcome.output.pid : null);
-  const eventually = async (condition: () => boolean, timeoutMs = 5000) => {
-    for (const deadline = Date.now() + timeoutMs; !condition(); await new Promise((resolve) => setTimeout(resolve, 10)))
-      if (Date.now() > deadline) throw new Error('condition not met in time');
+  /** Resolves once the worn process `worn` is gone and one process (its replacement) is left. */
+  const replaced = async (sandbox: HandlerSandboxPool, worn: unknown) => {
+    for (const deadline = Date.now() + 5000; sandbox.size !== 1 || sandbox.pids().includes(worn as number);) {
+      if (Date.now() > deadline) throw new Error('the worn process was not replaced in time');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   };
 
   it('reuses a process for the same package and never shares one between two packages', async () => {
@@ -205,7 +208,7 @@ describe('HandlerSandboxPool', () => {
       // The next run does not wait for that start: the worn process takes it (before: ended, and a new one started for the run).
       expect(pidOf(await run(sandbox, 'aaaa', {}))).toBe(first);
       // Once the replacement is ready, the worn process is ended and the replacement serves.
-      await eventually(() => sandbox.size === 1 && !sandbox.pids().includes(first as number));
+      await replaced(sandbox, first);
       const replacement = pidOf(await run(sandbox, 'aaaa', {}));
       expect(replacement).not.toBe(first);
       expect(sandbox.pids()).toEqual([replacement]);
@@ -220,7 +223,7 @@ describe('HandlerSandboxPool', () => {
       const first = pidOf(await run(sandbox, 'aaaa', {}));
       expect(pidOf(await run(sandbox, 'aaaa', { heapMb: 100 }))).toBe(first);
       expect(pidOf(await run(sandbox, 'aaaa', { heapMb: 128 }))).toBe(first); // half of 256: worn
-      await eventually(() => sandbox.size === 1 && !sandbox.pids().includes(first as number));
+      await replaced(sandbox, first);
       expect(pidOf(await run(sandbox, 'aaaa', {}))).not.toBe(first);
     } finally {
       await sandbox.close();

@@ -284,12 +284,8 @@ export class HandlerSandboxPool {
   }
 
   private start(waiter: Waiter): void {
-    this.starting++;
-    this.startingFor.set(waiter.contentHash, (this.startingFor.get(waiter.contentHash) ?? 0) + 1);
-    const started = () => {
-      this.starting--;
-      this.decrementStarting(waiter.contentHash);
-    };
+    this.countStarting(waiter.contentHash, 1);
+    const started = () => this.countStarting(waiter.contentHash, -1);
     void this.launcher.spawnSpec(waiter.packageDir, waiter.contentHash).then(
       (spec) => {
         started();
@@ -343,8 +339,7 @@ export class HandlerSandboxPool {
     const contentHash = worn.contentHash;
     const packageDir = this.packageDirs.get(worn) as string;
     this.retiring.set(worn, 'starting');
-    this.starting++;
-    this.startingFor.set(contentHash, (this.startingFor.get(contentHash) ?? 0) + 1);
+    this.countStarting(contentHash, 1);
     const settle = (replacement: HandlerSandboxProcess | null) => {
       if (this.retiring.get(worn) === 'starting') this.retiring.set(worn, 'replaced');
       if (replacement?.alive && !this.closed) this.pushIdle(replacement);
@@ -356,8 +351,7 @@ export class HandlerSandboxPool {
     };
     void this.launcher.spawnSpec(packageDir, contentHash).then(
       (spec) => {
-        this.starting--;
-        this.decrementStarting(contentHash);
+        this.countStarting(contentHash, -1);
         if (this.closed) return void spec.cleanUp();
         const replacement = this.adopt(contentHash, packageDir, spec);
         replacement.ready.then(
@@ -366,16 +360,17 @@ export class HandlerSandboxPool {
         );
       },
       () => {
-        this.starting--;
-        this.decrementStarting(contentHash);
+        this.countStarting(contentHash, -1);
         settle(null);
       },
     );
   }
 
-  private decrementStarting(contentHash: string): void {
-    const left = (this.startingFor.get(contentHash) ?? 1) - 1;
-    if (left > 0) this.startingFor.set(contentHash, left);
+  /** A process of the package begins (1) or ends (-1) being started. */
+  private countStarting(contentHash: string, change: 1 | -1): void {
+    this.starting += change;
+    const count = (this.startingFor.get(contentHash) ?? 0) + change;
+    if (count > 0) this.startingFor.set(contentHash, count);
     else this.startingFor.delete(contentHash);
   }
 
