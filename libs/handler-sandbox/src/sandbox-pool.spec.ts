@@ -261,6 +261,9 @@ describe('HandlerSandboxPool', () => {
     try {
       expect(await run(sandbox, 'aaaa', { flood: true })).toMatchObject({ ok: false, error: { code: 'RESOURCE_EXHAUSTED' } });
       expect(await run(sandbox, 'aaaa', { garbage: true })).toMatchObject({ ok: false, error: { code: 'SANDBOX_CRASHED' } });
+      // The heap a process reports is checked like the rest of its frames: a negative or non-numeric one is a violation.
+      for (const heapMb of [-1, 'lots', { deep: [[[1]]] }])
+        expect(await run(sandbox, 'aaaa', { heapMb })).toMatchObject({ ok: false, error: { code: 'SANDBOX_CRASHED' } });
       expect((await run(sandbox, 'aaaa', { fine: 1 })).ok).toBe(true);
     } finally {
       await sandbox.close();
