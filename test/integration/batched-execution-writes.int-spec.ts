@@ -122,6 +122,47 @@ describe('batched execution writes (group commit)', () => {
     }
   });
 
+  it("a waiting call's creates share one INSERT, committed (visible to others) without a flush of their own", async () => {
+    const writes = new BatchedExecutionWrites(executions, { maxBatch: 64, windowMs: 2 });
+    statements.length = 0;
+    const created = await Promise.all(Array.from({ length: 10 }, (_, index) => writes.createAwaited(newExecution({ input: { index } }))));
+    expect(statementsOf('createManyUnflushed')).toBe(1);
+    expect(statementsOf('createMany')).toBe(0);
+    for (const { record } of created) expect((await rowOf(record.id)).status).toBe('QUEUED');
+  });
+
+  it('the unflushed create turns synchronous_commit off for its own transaction only; the flushed one leaves it on', async () => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const repository = new ExecutionsRepository(client as unknown as pg.Pool);
+      const setting = async () => (await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit as string;
+      for (const [commit, during] of [
+        ['unflushed', 'off'],
+        ['flushed', 'on'],
+      ] as const) {
+        await client.query('BEGIN');
+        await repository.createMany([newExecution()], commit);
+        expect(await setting()).toBe(during);
+        await client.query('COMMIT');
+        expect(await setting()).toBe('on');
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('findByIdFlushed answers once the WAL is on disk past its row, an unflushed create included; null for no row', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { record } = (await executions.createMany([newExecution()], 'unflushed'))[0]!;
+      const written = (await pool.query('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0].lsn as string;
+      expect(await executions.findByIdFlushed(record.id)).toMatchObject({ id: record.id, status: 'QUEUED', input: record.input });
+      const { rows } = await pool.query('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS flushed', [written]);
+      expect(rows[0].flushed).toBe(true);
+    }
+    expect(await executions.findByIdFlushed('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
   it('creates with one idempotency key: the first creates, the others get that same execution', async () => {
     const writes = new BatchedExecutionWrites(executions, { maxBatch: 64, windowMs: 2 });
     const key = `key-${Math.random()}`;

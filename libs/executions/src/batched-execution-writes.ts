@@ -32,15 +32,19 @@ const isolateRowErrors = (error: unknown) => !isDatabaseUnavailable(error);
  */
 export class BatchedExecutionWrites {
   private readonly creates: GroupCommit<NewExecution, { record: ExecutionRecord; created: boolean }>;
+  private readonly awaitedCreates: GroupCommit<NewExecution, { record: ExecutionRecord; created: boolean }>;
   private readonly starts: GroupCommit<StartRequest, ExecutionRecord | null>;
   private readonly finishes: GroupCommit<FinishRequest, ExecutionRecord | null>;
 
   constructor(repository: ExecutionsRepository, batching: ExecutionWriteBatching = DEFAULT_EXECUTION_WRITE_BATCHING) {
     const options = { ...batching, isolate: isolateRowErrors };
-    this.creates = new GroupCommit((executions) => repository.createMany(executions), {
+    // Two requests with one idempotency key go in turn, so the second finds the first.
+    const idempotencyKeyOf = (execution: NewExecution) =>
+      execution.idempotencyKey === null ? null : `${execution.caller}\u0000${execution.idempotencyKey}`;
+    this.creates = new GroupCommit((executions) => repository.createMany(executions), { ...options, keyOf: idempotencyKeyOf });
+    this.awaitedCreates = new GroupCommit((executions) => repository.createMany(executions, 'unflushed'), {
       ...options,
-      // Two requests with one idempotency key go in turn, so the second finds the first.
-      keyOf: (execution) => (execution.idempotencyKey === null ? null : `${execution.caller}\u0000${execution.idempotencyKey}`),
+      keyOf: idempotencyKeyOf,
     });
     this.starts = new GroupCommit((requests) => repository.startAttempts(requests), { ...options, keyOf: (request) => request.id });
     this.finishes = new GroupCommit((requests) => repository.finishMany(requests), { ...options, keyOf: (request) => request.id });
@@ -49,6 +53,16 @@ export class BatchedExecutionWrites {
   /** ExecutionsRepository.create, group-committed. */
   create(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
     return this.creates.submit(execution);
+  }
+
+  /**
+   * create() for a caller who waits for the execution's end before answering: committed without waiting for the
+   * disk (ExecutionsRepository.createMany's 'unflushed'), one flush fewer on the way of a synchronous call. The
+   * flushed commit of the finish that ends it makes it durable; an answer given before that end must read it with
+   * ExecutionsRepository.findByIdFlushed (the row may be gone if the database crashed meanwhile).
+   */
+  createAwaited(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
+    return this.awaitedCreates.submit(execution);
   }
 
   /** ExecutionsRepository.startAttempt, group-committed. */

@@ -10,7 +10,17 @@ import { EXECUTION_FINISHED_CHANNEL, FINISHED_PAYLOAD_MAX_BYTES } from './finish
 const TERMINAL = `('SUCCEEDED','FAILED','CANCELLED')`;
 
 /** Inserts QUEUED executions; a row whose (caller, idempotency key) is taken is skipped (not returned). */
-export const CREATE_EXECUTIONS = `
+export const CREATE_EXECUTIONS = createExecutions('');
+
+/**
+ * CREATE_EXECUTIONS committed without waiting for the disk: `synchronous_commit` is off for its transaction
+ * alone (set_config's local setting holds until that transaction's commit, which reads it). See
+ * ExecutionsRepository.createMany's `commit`.
+ */
+export const CREATE_EXECUTIONS_UNFLUSHED = createExecutions(`WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL`);
+
+function createExecutions(where: string): string {
+  return `
   INSERT INTO executions (id, skill_version_id, skill_name, version, purpose, status, input, max_attempts, warnings,
                           session_id, caller, idempotency_key, request_hash, tool, branch, trace_id, trace_parent)
   SELECT r.id, r.skill_version_id, r.skill_name, r.version, r.purpose, 'QUEUED', r.input::jsonb, r.max_attempts, r.warnings::jsonb,
@@ -19,8 +29,10 @@ export const CREATE_EXECUTIONS = `
                 $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[])
          AS r(id, skill_version_id, skill_name, version, purpose, input, max_attempts, warnings,
               session_id, caller, idempotency_key, request_hash, tool, branch, trace_id, trace_parent)
+   ${where}
   ON CONFLICT (caller, idempotency_key) DO NOTHING
   RETURNING *`;
+}
 
 /**
  * Starts the next attempt of each execution that is waiting for one (QUEUED, or RUNNING between

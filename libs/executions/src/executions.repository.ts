@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { ExecutableVersion, ExecutionError, ExecutionPurpose, ExecutionRecord, ExecutionStatus } from './execution-model.js';
 import { SkillVersionReader, pgRows } from '#skill-versions/index.js';
 import { toExecutionRecord } from './execution-rows.js';
-import { CREATE_EXECUTIONS, FINISH_EXECUTIONS, START_ATTEMPTS } from './execution-write-statements.js';
+import { CREATE_EXECUTIONS, CREATE_EXECUTIONS_UNFLUSHED, FINISH_EXECUTIONS, START_ATTEMPTS } from './execution-write-statements.js';
 
 /** What the executor needs of the skill version an execution runs. */
 
@@ -98,12 +98,12 @@ function guardValues(guard: AttemptGuard | undefined): [number | null, number | 
   return [guard?.attempt ?? null, guard?.staleForMs ?? null];
 }
 
-/** The multi-row statements match rows to requests by id: one statement may not name an execution twice. */
 /** A duration for an int column: whole, never negative; null when absent. */
 function wholeMs(ms: number | undefined): number | null {
   return ms === undefined ? null : Math.max(0, Math.round(ms));
 }
 
+/** The multi-row statements match rows to requests by id: one statement may not name an execution twice. */
 function assertDistinct(ids: string[]): void {
   if (new Set(ids).size !== ids.length) throw new Error('one statement cannot write the same execution twice');
 }
@@ -146,11 +146,20 @@ export class ExecutionsRepository {
    * create() for several executions in one statement (one transaction); one result per execution, in
    * order. An execution whose idempotency key `caller` already used (before, or earlier in this list)
    * gets the existing one, `created: false`.
+   *
+   * `commit: 'unflushed'` returns once the rows are committed (visible to every reader) without waiting for
+   * them to reach the disk: a database crash in the next few hundred ms may lose them. For callers who
+   * acknowledge nothing before a later flushed commit (the execution's finish: the WAL is flushed in order, so
+   * flushing a later commit flushes this one too), or before findByIdFlushed.
    */
-  async createMany(executions: NewExecution[]): Promise<{ record: ExecutionRecord; created: boolean }[]> {
+  async createMany(
+    executions: NewExecution[],
+    commit: 'flushed' | 'unflushed' = 'flushed',
+  ): Promise<{ record: ExecutionRecord; created: boolean }[]> {
     const ids = executions.map(() => randomUUID());
     const column = <T>(pick: (execution: NewExecution) => T) => executions.map(pick);
-    const inserted = await this.sql('createMany', CREATE_EXECUTIONS, [
+    const statement = commit === 'flushed' ? CREATE_EXECUTIONS : CREATE_EXECUTIONS_UNFLUSHED;
+    const inserted = await this.sql(commit === 'flushed' ? 'createMany' : 'createManyUnflushed', statement, [
       ids,
       column((e) => e.skillVersionId),
       column((e) => e.skillName),
@@ -184,6 +193,17 @@ export class ExecutionsRepository {
       results.push({ record: toExecutionRecord(existing.rows[0]), created: false });
     }
     return results;
+  }
+
+  /**
+   * The execution as stored, once it is on disk; null when there is none. An update of its row that changes
+   * nothing: a write, so its commit (with `synchronous_commit` as configured, on) flushes the WAL up to it, and
+   * with it the row's own create, even one committed 'unflushed' (createMany). (A transaction that writes nothing
+   * flushes nothing, whatever its setting.)
+   */
+  async findByIdFlushed(id: string): Promise<ExecutionRecord | null> {
+    const result = await this.sql('findByIdFlushed', `UPDATE executions SET status = status WHERE id = $1 RETURNING *`, [id]);
+    return result.rows[0] ? toExecutionRecord(result.rows[0]) : null;
   }
 
   async findById(id: string): Promise<ExecutionRecord | null> {

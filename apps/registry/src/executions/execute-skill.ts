@@ -18,6 +18,7 @@ import type { SkillVersionRecord } from '../catalog/skill-records.js';
 import { resolveVersion } from '../catalog/version-resolution.js';
 import { RegistryHooks } from '../hooks/registry-hooks.js';
 import {
+  executionLost,
   IdempotencyKeyReused,
   InputInvalid,
   QueueUnavailable,
@@ -132,7 +133,7 @@ export class ExecuteSkill {
     metadata: Record<string, unknown> | undefined,
   ): Promise<ExecuteResult> {
     const branch = command.branch ?? 'main';
-    const { record, created } = await this.writes.create({
+    const execution = {
       skillVersionId: version.id,
       skillName: version.name,
       version: version.version,
@@ -148,10 +149,15 @@ export class ExecuteSkill {
       caller: command.caller,
       idempotencyKey: command.idempotencyKey ?? null,
       requestHash,
-    });
+    };
+    // A waiting call's create is not flushed to disk by itself (one flush fewer per synchronous call): the finish
+    // it waits for is, and any earlier answer goes through storedNow.
+    const { record, created } = await (command.waitSeconds ? this.writes.createAwaited(execution) : this.writes.create(execution));
     if (!created) {
       if (record.requestHash !== requestHash) throw new IdempotencyKeyReused(command.idempotencyKey as string, record.id);
-      return { execution: await this.waitIfAsked(record, command.waitSeconds), version, created };
+      // The execution of an earlier request with this key, which may have been a waiting call's.
+      const latest = await this.waitIfAsked(record, command.waitSeconds);
+      return { execution: isTerminal(latest.status) ? latest : await this.storedNow(record.id), version, created };
     }
     // Listen before enqueueing, so even an instant result cannot be missed.
     const listener = command.waitSeconds ? this.waiters.listen(record.id) : null;
@@ -180,7 +186,21 @@ export class ExecuteSkill {
     }
     if (!listener) return { execution: record, version, created };
     const finished = await listener.wait((command.waitSeconds as number) * 1000);
-    return { execution: finished ?? (await this.executions.findById(record.id)) ?? record, version, created };
+    return { execution: finished ?? (await this.storedNow(record.id)), version, created };
+  }
+
+  /**
+   * The execution as stored, for an answer before its end (or when its end was announced by id alone). A terminal
+   * row is on disk (a finish is a flushed commit, and it becomes visible only then); any other is read so that it
+   * is on disk before it is answered, since a waiting call's create is not flushed by itself: if the database
+   * crashed before that, the execution is gone, and the caller is told so rather than given its id.
+   */
+  private async storedNow(id: string): Promise<ExecutionRecord> {
+    const latest = await this.executions.findById(id);
+    if (latest && isTerminal(latest.status)) return latest;
+    const stored = await this.executions.findByIdFlushed(id);
+    if (!stored) throw executionLost(id);
+    return stored;
   }
 
   /** Waits up to `seconds` for an existing execution to reach a terminal state; returns the freshest record. */

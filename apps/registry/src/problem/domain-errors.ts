@@ -239,9 +239,17 @@ export class ExecutionFinished extends DomainError {
 
 export class DatabaseUnavailable extends DomainError {
   readonly code = 'DATABASE_UNAVAILABLE';
-  constructor() {
-    super('The database is unavailable right now; retry shortly', {});
+  constructor(message = 'The database is unavailable right now; retry shortly', details: Record<string, unknown> = {}) {
+    super(message, details);
   }
+}
+
+/** An execution created for a waiting call was lost by a database crash before it reached the disk (see ExecuteSkill). */
+export function executionLost(id: string): DatabaseUnavailable {
+  return new DatabaseUnavailable(
+    `Execution '${id}' was lost when the database restarted before it was stored; nothing of it was kept: send the request again`,
+    { id },
+  );
 }
 
 /**
