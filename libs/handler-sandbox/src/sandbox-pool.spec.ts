@@ -199,6 +199,41 @@ describe('HandlerSandboxPool', () => {
     }
   });
 
+  it('after a failed run, a fresh process for its package is started at once and serves the next run', async () => {
+    const sandbox = pool(4);
+    try {
+      const before = pidOf(await run(sandbox, 'aaaa', {}));
+      await run(sandbox, 'aaaa', { fail: true });
+      // Before any next run: one process again, not the failed one (before: none until a run asked for one).
+      await replaced(sandbox, before);
+      const [spare] = sandbox.pids();
+      expect(pidOf(await run(sandbox, 'aaaa', {}))).toBe(spare);
+      expect(sandbox.size).toBe(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('no spare beyond the bound, nor while another process of the package is idle', async () => {
+    const sandbox = pool(2);
+    try {
+      // Two processes of one package (a run held on a tool call keeps the first busy while the second starts).
+      const slow = { ...bridge, invoke: () => new Promise((resolve) => setTimeout(() => resolve({}), 300)) } as McpBridge;
+      await Promise.all([run(sandbox, 'aaaa', { call: true, sleepMs: 400 }, slow), run(sandbox, 'aaaa', { sleepMs: 400 })]);
+      expect(sandbox.size).toBe(2);
+      // One of them fails: the other is idle, so no spare is started.
+      await run(sandbox, 'aaaa', { fail: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sandbox.size).toBe(1);
+      // Package b fills the bound; a failed run of b ends its process and its spare takes the free slot, never a third.
+      await run(sandbox, 'bbbb', { fail: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sandbox.size).toBeLessThanOrEqual(2);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('a process at its run limit serves on until its replacement is ready, so no run waits for a start', async () => {
     const sandbox = pool(4, 200, undefined, 3);
     try {

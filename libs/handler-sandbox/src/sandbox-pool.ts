@@ -82,7 +82,8 @@ type Waiter = {
 /**
  * Sandbox processes, reused only for the same package content hash: two packages never share one.
  * A process runs one request at a time; it is ended after idleMs idle, and at once after any run that did
- * not succeed (a failed, timed-out or cancelled run may have left it in any state). One worn by use (its run
+ * not succeed (a failed, timed-out or cancelled run may have left it in any state), a fresh one being started for
+ * its package at once where nothing else serves it (so a retry or the next call does not wait for a start). One worn by use (its run
  * limit, half its CPU budget, or half its heap bound) is replaced without a gap: its replacement is started
  * beside it, and it serves on until that one is ready (a start costs a few hundred milliseconds that a run would
  * otherwise wait; when every process of a busy package wore out together, its runs stalled); with no room for
@@ -336,32 +337,57 @@ export class HandlerSandboxPool {
    * (now if idle, else when its run ends) and the replacement serves its package's runs.
    */
   private replace(worn: HandlerSandboxProcess): void {
-    const contentHash = worn.contentHash;
-    const packageDir = this.packageDirs.get(worn) as string;
     this.retiring.set(worn, 'starting');
-    this.countStarting(contentHash, 1);
-    const settle = (replacement: HandlerSandboxProcess | null) => {
+    this.startSpare(worn.contentHash, this.packageDirs.get(worn) as string, (replacement) => {
       if (this.retiring.get(worn) === 'starting') this.retiring.set(worn, 'replaced');
-      if (replacement?.alive && !this.closed) this.pushIdle(replacement);
       if (this.isIdle(worn)) {
         this.removeIdle(worn);
         this.discard(worn);
       }
+      return replacement;
+    });
+  }
+
+  /**
+   * After a run that did not succeed ended its process: a fresh one for the package, started now and kept idle,
+   * so the package's next run (a retry, or the next call) does not wait for a start. Only where nothing serves the
+   * package meanwhile (no idle process, none starting, e.g. for a waiting run) and there is room; one spare per
+   * failure, so a package whose processes cannot start is not started again and again.
+   */
+  private spareAfterFailure(contentHash: string, packageDir: string): void {
+    if (this.closed || this.isIdleFor(contentHash) || (this.startingFor.get(contentHash) ?? 0) > 0) return;
+    if (this.all.size + this.starting >= this.options.maxProcesses) return;
+    this.startSpare(contentHash, packageDir, (spare) => spare);
+  }
+
+  /**
+   * Starts a process for a package that, once ready, waits idle for the package's runs; `settle` (the process,
+   * or null when it failed to start) says which process joins the idle ones, then waiting runs are served.
+   */
+  private startSpare(
+    contentHash: string,
+    packageDir: string,
+    settle: (spare: HandlerSandboxProcess | null) => HandlerSandboxProcess | null,
+  ): void {
+    this.countStarting(contentHash, 1);
+    const settled = (spare: HandlerSandboxProcess | null) => {
+      const joining = settle(spare);
+      if (joining?.alive && !this.closed) this.pushIdle(joining);
       if (!this.closed) this.dispatch();
     };
     void this.launcher.spawnSpec(packageDir, contentHash).then(
       (spec) => {
         this.countStarting(contentHash, -1);
         if (this.closed) return void spec.cleanUp();
-        const replacement = this.adopt(contentHash, packageDir, spec);
-        replacement.ready.then(
-          () => settle(replacement),
-          () => settle(null),
+        const spare = this.adopt(contentHash, packageDir, spec);
+        spare.ready.then(
+          () => settled(spare),
+          () => settled(null),
         );
       },
       () => {
         this.countStarting(contentHash, -1);
-        settle(null);
+        settled(null);
       },
     );
   }
@@ -376,6 +402,10 @@ export class HandlerSandboxPool {
 
   private isIdle(process: HandlerSandboxProcess): boolean {
     return this.idle.get(process.contentHash)?.includes(process) ?? false;
+  }
+
+  private isIdleFor(contentHash: string): boolean {
+    return this.idle.get(contentHash)?.some((process) => process.alive) ?? false;
   }
 
   private pushIdle(process: HandlerSandboxProcess): void {
@@ -405,6 +435,7 @@ export class HandlerSandboxPool {
     if (ended) this.discard(process);
     else this.pushIdle(process);
     this.dispatch();
+    if (!succeeded) this.spareAfterFailure(process.contentHash, this.packageDirs.get(process) as string);
   }
 
   /** Ends the least recently used idle process (of any package) to make room; false when none is idle. */
