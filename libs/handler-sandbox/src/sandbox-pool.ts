@@ -82,13 +82,13 @@ type Waiter = {
 /**
  * Sandbox processes, reused only for the same package content hash: two packages never share one.
  * A process runs one request at a time; it is ended after idleMs idle, and at once after any run that did
- * not succeed (a failed, timed-out or cancelled run may have left it in any state), a fresh one being started for
- * its package at once where nothing else serves it (so a retry or the next call does not wait for a start). One worn by use (its run
- * limit, half its CPU budget, or half its heap bound) is replaced without a gap: its replacement is started
- * beside it, and it serves on until that one is ready (a start costs a few hundred milliseconds that a run would
- * otherwise wait; when every process of a busy package wore out together, its runs stalled); with no room for
- * one more, it is ended at once. At most maxProcesses exist; a package that needs one when all are taken ends the least
- * recently used idle one, or waits its turn.
+ * not succeed (a failed, timed-out or cancelled run may have left it in any state), a fresh one being started
+ * for its package at once where nothing else serves it (so a retry or the next call does not wait for a start).
+ * One worn by use (its run limit, half its CPU budget, or half its heap bound) is replaced without a gap: its
+ * replacement is started beside it, and it serves on until that one is ready (a start costs a few hundred
+ * milliseconds that a run would otherwise wait; when every process of a busy package wore out together, its runs
+ * stalled); with no room for one more, it is ended at once. At most maxProcesses exist; a package that needs one
+ * when all are taken ends the least recently used idle one, or waits its turn.
  */
 export class HandlerSandboxPool {
   private readonly idle = new Map<string, HandlerSandboxProcess[]>();
