@@ -18,7 +18,10 @@ describe('the create of a waiting call', () => {
   let grpcClient: RegistryClient;
   const queuePrefix = `test-awaited-${process.pid}-${Date.now()}`;
 
-  /** Deletes the execution whose input carries `marker` as soon as it is visible; resolves with its id. */
+  /**
+   * Deletes the execution whose input carries `marker` as soon as it is visible (well within the calls' 5 s
+   * waits, also on a loaded machine); resolves with its id.
+   */
   const loseWhenCreated = async (marker: string): Promise<string> => {
     let id: string | undefined;
     await eventually(async () => {
@@ -57,7 +60,7 @@ describe('the create of a waiting call', () => {
   });
 
   it('an execution lost before it reached the disk is answered 503 with its id, not 202 as if it were stored', async () => {
-    const answer = call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=2', { body: { input: { marker: 'lost-rest' } } });
+    const answer = call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=5', { body: { input: { marker: 'lost-rest' } } });
     const id = await loseWhenCreated('lost-rest');
     const { status: code, body, headers } = await answer;
     expect(code).toBe(503);
@@ -72,7 +75,7 @@ describe('the create of a waiting call', () => {
       unary(
         grpcClient,
         'ExecuteSkill',
-        { name: 'quick_noop', input: struct({ marker }), wait_seconds: 2, idempotency_key: `key-${marker}` },
+        { name: 'quick_noop', input: struct({ marker }), wait_seconds: 5, idempotency_key: `key-${marker}` },
         bearer(),
       );
     const answer = failure(execute('lost-grpc'));

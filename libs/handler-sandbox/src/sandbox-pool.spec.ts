@@ -214,6 +214,33 @@ describe('HandlerSandboxPool', () => {
     }
   });
 
+  it('a spare that cannot start is not started again: one attempt per failed run', async () => {
+    let spawns = 0;
+    const flaky: HandlerSandboxLauncher = {
+      spawnSpec: async (packageDir, contentHash) => {
+        if (++spawns > 1) throw new Error('bwrap is gone');
+        return launcher.spawnSpec(packageDir, contentHash);
+      },
+    };
+    const sandbox = new HandlerSandboxPool(flaky, {
+      maxProcesses: 4,
+      cancelGraceMs: 100,
+      maxRunsPerProcess: 100,
+      idleMs: 60_000,
+      cpuSeconds: 600,
+      bounds: { maxFrameBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024, maxMessagesPerSecond: 1000, maxPendingCalls: 8 },
+    });
+    try {
+      await run(sandbox, 'aaaa', { fail: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(spawns).toBe(2); // the run's process, then one spare that failed to start
+      expect(sandbox.size).toBe(0);
+      expect(await run(sandbox, 'aaaa', {})).toMatchObject({ ok: false, error: { code: 'SANDBOX_CRASHED' } });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('no spare beyond the bound, nor while another process of the package is idle', async () => {
     const sandbox = pool(2);
     try {
