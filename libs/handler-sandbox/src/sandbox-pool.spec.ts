@@ -152,9 +152,12 @@ describe('HandlerSandboxPool', () => {
   it('a long queue of short runs does not start a process per waiting run: past a few processes, only long runs get more', async () => {
     // Waiting alone used to start one: quick runs queued longer than spawnAfterMs started processes up to the bound
     // (a storm of starts under load, each a node process, at concurrency 128 in the executor's benchmark).
-    const sandbox = pool(8, 50, 2, 10_000);
+    // Runs count as long after 400 ms, which a no-op run does not reach even on a loaded machine (at 50 ms a run
+    // descheduled under CI's load once counted as long, and started a third process); the queue still waits well
+    // past that (4,000 runs drain in about 1–2 s).
+    const sandbox = pool(8, 400, 2, 10_000);
     try {
-      const outcomes = await Promise.all(Array.from({ length: 1000 }, (_, index) => run(sandbox, 'aaaa', { index })));
+      const outcomes = await Promise.all(Array.from({ length: 4000 }, (_, index) => run(sandbox, 'aaaa', { index })));
       expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
       expect(new Set(outcomes.map(pidOf)).size).toBeLessThanOrEqual(2);
       expect(sandbox.size).toBeLessThanOrEqual(2);
@@ -166,7 +169,8 @@ describe('HandlerSandboxPool', () => {
   it('long runs of one package still get processes of their own', async () => {
     const sandbox = pool(8, 20, 1);
     try {
-      const outcomes = await Promise.all(Array.from({ length: 4 }, (_, index) => run(sandbox, 'aaaa', { index, sleepMs: 600 })));
+      // Long enough for the processes' starts, one after another, to end within a run even on a loaded machine.
+      const outcomes = await Promise.all(Array.from({ length: 4 }, (_, index) => run(sandbox, 'aaaa', { index, sleepMs: 1500 })));
       expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
       expect(new Set(outcomes.map(pidOf)).size).toBe(4);
     } finally {
