@@ -14,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
+import { serviceEntry } from '../scripts/service-entries.mjs';
 import { runDrill, seconds, sleep, waitFor } from './support/harness.mjs';
 import { SHARED_REDIS_URL, sharedDatabase, sharedQueuePrefix } from './support/services.mjs';
 import { ADMIN_TOKEN, REPO_ROOT, executor, promote, registry } from './support/stack.mjs';
@@ -68,7 +69,7 @@ function thermalDeck(n, increments) {
 async function startCalculix(ctx) {
   const { freePort } = await import('../bench/support/registry-process.mjs');
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/apps/adapters/calculix/src/main.js')], {
+  const child = spawn(process.execPath, [serviceEntry('calculix')], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', MAX_RUN_SECONDS: '600' },
     stdio: 'ignore',

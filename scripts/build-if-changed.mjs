@@ -1,5 +1,5 @@
-// `npm start`'s build: the steps of `npm run build` — prisma generate, build:sdk, tsc -p tsconfig.build.json — and the
-// console's (its API types, its bundle: apps/console/build.mjs),
+// `npm start`'s build: the steps of `npm run build` — prisma generate, build:sdk, tsc -p tsconfig.build.json, the
+// services' bundles — and the console's (its API types, its bundle: apps/console/build.mjs),
 // each run only when its inputs or its outputs changed since it last succeeded here. With nothing changed
 // it hashes the sources (~0.1 s) instead of building (~13 s); with one file changed only the app step runs,
 // incrementally (tsconfig.build.json's tsbuildinfo). Inputs and outputs are hashed by content, so outputs
@@ -59,6 +59,21 @@ const steps = [
       if (force || !previous?.files || !intact) rmSync(path.join(root, TS_BUILD_INFO), { force: true });
     },
     keepFileList: true,
+  },
+  {
+    // The services' bundles (scripts/bundle.mjs): from what tsc emitted, so after it; the bundled packages' versions
+    // are in the toolchain's lockfiles.
+    name: 'bundle',
+    command: [process.execPath, ['scripts/bundle.mjs']],
+    after: ['tsc -p tsconfig.build.json'],
+    inputs: () => [
+      ...TOOLCHAIN,
+      'scripts/bundle.mjs',
+      'scripts/service-entries.mjs',
+      ...filesUnder('dist/apps'),
+      ...filesUnder('dist/libs'),
+    ],
+    outputs: ['dist/bundle'],
   },
   {
     // The console's API types (apps/console/build.mjs --types): the registry's OpenAPI document, written from the

@@ -7,9 +7,9 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_ARGS } from './node-args.mjs';
+import { serviceEntry } from './service-entries.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = (relative) => path.join(root, 'dist', relative);
 
 const ADAPTERS = [
   { name: 'spice', port: 7101 },
@@ -18,7 +18,7 @@ const ADAPTERS = [
   { name: 'kicad', port: 7104 },
 ];
 // `<NAME>_PORT` moves an adapter; TOOL_ADAPTERS then points at the port it really listens on.
-const adapters = ADAPTERS.filter((adapter) => existsSync(dist(`apps/adapters/${adapter.name}/src/main.js`))).map((adapter) => ({
+const adapters = ADAPTERS.filter((adapter) => existsSync(serviceEntry(adapter.name))).map((adapter) => ({
   ...adapter,
   port: Number(process.env[`${adapter.name.toUpperCase()}_PORT`] ?? adapter.port),
 }));
@@ -36,7 +36,7 @@ const executorPort = Number(process.env.EXECUTOR_PORT ?? 3100);
 const processes = [
   {
     name: 'registry',
-    entry: dist('apps/registry/src/main.js'),
+    entry: serviceEntry('registry'),
     nodeArgs: NODE_ARGS.registry,
     env: { TOOL_ADAPTERS: toolAdapters },
     ready: `http://${urlHost(probeHost('127.0.0.1'))}:${registryPort}/readyz`,
@@ -44,7 +44,7 @@ const processes = [
   },
   {
     name: 'executor',
-    entry: dist('apps/executor/src/main.js'),
+    entry: serviceEntry('executor'),
     nodeArgs: NODE_ARGS.executor,
     env: { TOOL_ADAPTERS: toolAdapters },
     ready: `http://${urlHost(probeHost('127.0.0.1'))}:${executorPort}/readyz`,
@@ -52,7 +52,7 @@ const processes = [
   },
   ...adapters.map((adapter) => ({
     name: adapter.name,
-    entry: dist(`apps/adapters/${adapter.name}/src/main.js`),
+    entry: serviceEntry(adapter.name),
     env: { PORT: String(adapter.port) },
     ready: `http://${urlHost(probeHost('127.0.0.1'))}:${adapter.port}/healthz`,
     port: adapter.port,

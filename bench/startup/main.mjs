@@ -323,6 +323,8 @@ async function measureStarts(snapshot, compareRef) {
     const changed = await timedStart(workspace.root, env, 'start after one source changed');
     const emitted = await readFile(path.join(workspace.root, 'dist/apps/registry/src/main.js'), 'utf8');
     if (!emitted.includes(marker)) throw new Error('the edited apps/registry/src/main.ts was not rebuilt into dist/');
+    const bundled = await readFile(path.join(workspace.root, 'dist/bundle/registry.js'), 'utf8');
+    if (!bundled.includes(marker)) throw new Error("the edited apps/registry/src/main.ts was not rebuilt into the registry's bundle");
     return { first, second, changed, skills: first.skills };
   } finally {
     await cleanUp(mark);

@@ -1,7 +1,7 @@
 // Starts the built executor as a child process and waits until it reports ready.
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { benchNodeArgs, freePort, REPO_ROOT } from './registry-process.mjs';
+import { serviceEntry } from '../../scripts/service-entries.mjs';
 
 /**
  * Options (all optional): `port` (default: a free one), `log` (a writable stream that also gets the
@@ -11,7 +11,7 @@ import { benchNodeArgs, freePort, REPO_ROOT } from './registry-process.mjs';
 export async function startExecutorProcess(env, options = {}) {
   const port = options.port ?? (await freePort());
   const nodeArgs = benchNodeArgs('executor');
-  const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/executor/src/main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, serviceEntry('executor')], {
     cwd: REPO_ROOT,
     env: { ...process.env, EXECUTOR_PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', options.log ? 'pipe' : 'inherit'],

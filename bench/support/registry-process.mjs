@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { NODE_ARGS } from '../../scripts/node-args.mjs';
+import { serviceEntry } from '../../scripts/service-entries.mjs';
 
 /** The Node options a bench starts `service` with: as npm start does, plus BENCH_NODE_ARGS (e.g. --cpu-prof). */
 export function benchNodeArgs(service) {
@@ -55,7 +56,7 @@ export async function startRegistryProcess(env, options = {}) {
   const grpcPort = env.GRPC_PORT ?? String(await freePort());
   const started = performance.now();
   const nodeArgs = benchNodeArgs('registry');
-  const child = spawn(process.execPath, [...nodeArgs, path.join(REPO_ROOT, 'dist/apps/registry/src/main.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, serviceEntry('registry')], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

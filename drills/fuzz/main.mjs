@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { serviceEntry } from '../../scripts/service-entries.mjs';
 import { deleteRedisKeys } from '../../bench/support/redis-cleanup.mjs';
 import {
   ADMIN_TOKEN,
@@ -39,8 +40,8 @@ const maxSeconds = Number(args['max-seconds']);
 const replay = pick ? `--seed ${seed} --case ${pick.join(',')}` : `--seed ${seed} --cases ${count}`;
 console.log(`fuzz drill: seed ${seed} (replay: npm run drill:fuzz -- ${replay}; one case: --case <#>), max ${maxSeconds} s`);
 
-if (!existsSync(path.join(REPO_ROOT, 'dist/apps/registry/src/main.js'))) {
-  console.error('dist/apps/registry/src/main.js is missing: run `npm run build` first');
+if (!existsSync(serviceEntry('registry'))) {
+  console.error(`${serviceEntry('registry')} is missing: run \`npm run build\` first`);
   process.exit(2);
 }
 

@@ -7,6 +7,7 @@ import { chmod, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
+import { serviceEntry } from '../../scripts/service-entries.mjs';
 import { sleep, waitFor } from '../support/harness.mjs';
 import { sharedDatabase } from '../support/services.mjs';
 import { DRILL_SKILLS, IDEMPOTENT, ONCE, writeDrillSkills } from '../support/skills.mjs';
@@ -24,7 +25,7 @@ async function startAdapters(ctx, names) {
   const urls = [];
   for (const name of names) {
     const port = await freePort();
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, `dist/apps/adapters/${name}/src/main.js`)], {
+    const child = spawn(process.execPath, [serviceEntry(name)], {
       cwd: REPO_ROOT,
       env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
       stdio: 'ignore',

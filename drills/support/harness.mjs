@@ -9,10 +9,11 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../../bench/support/registry-process.mjs';
+import { serviceBundle } from '../../scripts/service-entries.mjs';
 
 export { sleep };
 
-const DIST = ['dist/apps/registry/src/main.js', 'dist/apps/executor/src/main.js', 'dist/apps/adapters/spice/src/main.js'];
+const DIST = ['registry', 'executor', 'spice'].map(serviceBundle);
 
 /**
  * The commit and the age of dist/, printed with every run so figures can be attributed to a build.

@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { startExecutorProcess } from '../../bench/support/executor-process.mjs';
 import { httpClient } from '../../bench/support/http-client.mjs';
 import { ADMIN_TOKEN, freePort, REPO_ROOT, startRegistryProcess } from '../../bench/support/registry-process.mjs';
+import { serviceEntry } from '../../scripts/service-entries.mjs';
 import { sleep, waitFor } from './harness.mjs';
 
 export { ADMIN_TOKEN, freePort, REPO_ROOT };
@@ -146,7 +147,7 @@ export function spiceAdapter(env, options) {
   return supervised(
     'spice',
     async (port, log) => {
-      const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/apps/adapters/spice/src/main.js')], {
+      const child = spawn(process.execPath, [serviceEntry('spice')], {
         cwd: REPO_ROOT,
         env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],

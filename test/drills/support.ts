@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../support/executor.js';
 import { ADMIN_TOKEN } from '../support/registry.js';
 import { REPO_ROOT } from '../support/skill-packages.js';
+import { serviceEntry } from '../../scripts/service-entries.mjs';
 import { loadExecutorConfig } from '../../apps/executor/src/config/executor-config.js';
 
 const run = promisify(execFile);
@@ -63,14 +64,14 @@ export interface RegistryProcess {
   stop(): Promise<void>;
 }
 
-/** The built registry (dist/) as a child process; resolves once /readyz answers 200. */
+/** The built registry (its bundle) as a child process; resolves once /readyz answers 200. */
 export async function startRegistryProcess(options: {
   databaseUrl: string;
   skillPaths: string[];
   queuePrefix: string;
   env?: Record<string, string>;
 }): Promise<RegistryProcess> {
-  const main = path.join(REPO_ROOT, 'dist/apps/registry/src/main.js');
+  const main = serviceEntry('registry');
   if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build" first`);
   const port = await freePort();
   const child = spawn(process.execPath, [main], {

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { REPO_ROOT } from '../support/skill-packages.js';
+import { serviceEntry } from '../../scripts/service-entries.mjs';
 
-const MAIN = path.join(REPO_ROOT, 'dist/apps/registry/src/main.js');
+const MAIN = serviceEntry('registry');
 
 function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {

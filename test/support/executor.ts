@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { NODE_ARGS } from '../../scripts/node-args.mjs';
+import { serviceEntry } from '../../scripts/service-entries.mjs';
 import { SANDBOX_MARKER_ROOT } from './executions.js';
 import { REPO_ROOT } from './skill-packages.js';
 
-const MAIN = path.join(REPO_ROOT, 'dist/apps/executor/src/main.js');
+const MAIN = serviceEntry('executor');
 
 export interface RunningExecutor {
   child: ChildProcess;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmod, cp, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot as findProjectRoot } from '#database/paths.js';
 import {
   bubblewrapArguments,
   createScratchDirectory,
@@ -324,11 +324,8 @@ class HandlerSandboxUnavailable extends Error {
  * code) and no path of the checkout, which the sandbox user may not even be able to reach.
  */
 async function stageRuntime(sandboxRoot: string): Promise<{ dir: string; key: string }> {
-  const here = fileURLToPath(import.meta.url);
-  // This file is dist/libs/handler-sandbox/src/handler-launcher.js when built; the sources (tests) map to dist.
-  const marker = `${path.sep}libs${path.sep}handler-sandbox${path.sep}src${path.sep}`;
-  const root = here.slice(0, here.lastIndexOf(marker));
-  const projectRoot = path.basename(root) === 'dist' ? path.dirname(root) : root;
+  // Found by walking up from this module, so the same from the sources (tests), dist/ and a bundle (dist/bundle/).
+  const projectRoot = findProjectRoot();
   const sdk = await realpath(path.join(projectRoot, 'node_modules', '@skill-registry', 'sdk'));
   const builtDirs = ['dist/libs/handler-sandbox', 'dist/libs/skill-loader'];
   // The copy is named by what it holds (the built files, the SDK's, the lockfile for the packages): an

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { cp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '#database/paths.js';
 
 const COMPILE_TIMEOUT_MS = 60_000;
 /** The compiler process ends after this long without work (it holds SWC, ~30 MB, that the executor need not). */
@@ -140,7 +140,8 @@ class CompilerProcess {
 
   private started(): ChildProcess {
     if (this.child) return this.child;
-    const entry = fileURLToPath(new URL('./sandbox-compiler.js', distUrlOf(import.meta.url)));
+    // Always the build's (under Jest the sources run, and the services may run from a bundle).
+    const entry = path.join(projectRoot(), 'dist/libs/handler-sandbox/src/sandbox-compiler.js');
     // Trusted, but it parses packages: no platform variable either (SWC needs HOME for its binding cache).
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8' };
     const child = fork(entry, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json', env });
@@ -172,13 +173,6 @@ class CompilerProcess {
 export function hashKey(contentHash: string): string | null {
   const hex = contentHash.startsWith('sha256:') ? contentHash.slice('sha256:'.length) : contentHash;
   return /^[0-9a-f]{16,128}$/.test(hex) ? hex : null;
-}
-
-/** This module's URL in dist/ (under Jest the sources run, but processes start from the build). */
-function distUrlOf(url: string): string {
-  return url.includes('/dist/')
-    ? url
-    : url.replace(/\/libs\/handler-sandbox\/src\//, '/dist/libs/handler-sandbox/src/').replace(/\.ts$/, '.js');
 }
 
 async function exists(target: string): Promise<boolean> {
