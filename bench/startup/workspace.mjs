@@ -12,6 +12,8 @@ export const START_UP_FILES = [
   'scripts/start.sh',
   'scripts/run-all.mjs',
   'scripts/build-if-changed.mjs',
+  'scripts/bundle.mjs',
+  'scripts/service-entries.mjs',
   'tsconfig.json',
   'tsconfig.build.json',
 ];
