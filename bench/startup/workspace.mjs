@@ -2,7 +2,18 @@
 // build cache, so a "first start" can be measured without touching the shared checkout that other
 // people build, test and run from.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,6 +77,13 @@ export async function createWorkspace(snapshotRoot, repoRoot, compareRef = null)
     }
     mkdirSync(path.join(modules, '@skill-registry'));
     symlinkSync('../../libs/skill-sdk', path.join(modules, '@skill-registry', 'sdk'));
+    // A workspace's own node_modules (npm leaves some of its packages there, e.g. the console's Vite plugin), linked
+    // the same way: without it the first start's console build failed in the copy.
+    const { workspaces = [] } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+    for (const workspace of workspaces) {
+      const own = path.join(repoRoot, workspace, 'node_modules');
+      if (statSync(own, { throwIfNoEntry: false })?.isDirectory()) symlinkSync(own, path.join(root, workspace, 'node_modules'));
+    }
     if (compareRef) {
       for (const file of START_UP_FILES) {
         let content = null;
