@@ -22,9 +22,7 @@ let compiler: PackageModuleRuntime | null = null;
 
 async function serve(request: CompileRequest): Promise<number> {
   if (request.runtimeDir) {
-    await mkdir(request.runtimeDir, { recursive: true });
-    // Loading the SDK and opening a scope records every module the sandbox's runtime transpiles.
-    new PackageModuleRuntime({ transpiler: 'swc', recordTo: request.runtimeDir }).openScope();
+    PackageModuleRuntime.precompileRuntime(request.runtimeDir);
     return 0;
   }
   if (!request.packageDir || !request.outDir) throw new Error('a request names a runtime directory, or a package and an output directory');

@@ -45,4 +45,30 @@ describe('PackageModuleRuntime', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('a runtime precompiled ahead of time transpiles nothing itself: neither the SDK nor a precompiled package', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'precompiled-runtime-'));
+    try {
+      const probe = join(dir, 'probe.ts');
+      const source = "import { z } from '@skill-registry/sdk';\nexport const Input = z.object({ n: z.number() });\n";
+      await writeFile(probe, source);
+      PackageModuleRuntime.precompileRuntime(join(dir, 'compiled'));
+      new PackageModuleRuntime({ transpiler: 'swc' }).precompilePackage(
+        [{ path: 'probe.ts', bytes: Buffer.from(source) }],
+        dir,
+        join(dir, 'compiled'),
+      );
+      // What a sandbox process does: Babel only for what is missing, the SDK on its first package.
+      const sandbox = new PackageModuleRuntime({ transpiler: 'babel', precompiledDir: join(dir, 'compiled') });
+      expect(typeof sandbox.sdk.toJsonSchema).toBe('function');
+      expect(typeof sandbox.openScope()(probe).Input).toBe('object');
+      expect(sandbox.transpiledHere).toBe(0);
+      // And what a miss looks like: the same package, not precompiled, is transpiled here.
+      const unprepared = new PackageModuleRuntime({ transpiler: 'babel', precompiledDir: join(dir, 'empty') });
+      unprepared.openScope()(probe);
+      expect(unprepared.transpiledHere).toBeGreaterThan(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import type { SkillHandlerClass } from '@skill-registry/sdk';
 import { createJiti, type Jiti, type JitiOptions, type ModuleCache } from 'jiti';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire, SourceMap } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -153,11 +153,12 @@ function precompiledPositionMapper(dir: string): PositionMapper {
   };
 }
 
-/** Looks a module up in `dir` by its source; compiles the ones not there with `compile`. */
-function precompiledTransform(dir: string, compile: JitiTransform): JitiTransform {
+/** Looks a module up in `dir` by its source; compiles the ones not there with `compile`, counting them in `missed`. */
+function precompiledTransform(dir: string, compile: JitiTransform, missed: { count: number }): JitiTransform {
   return (options) => {
     const file = join(dir, precompiledName(options.source, options.ts));
     if (existsSync(file)) return { code: readFileSync(file, 'utf8') };
+    missed.count++;
     return compile(options);
   };
 }
@@ -194,6 +195,24 @@ export class PackageModuleRuntime {
   private readonly swc: Swc | null;
   private readonly sharedModules: ModuleCache = {};
   private readonly scopeEntryFile: string;
+  private readonly missed = { count: 0 };
+
+  /**
+   * Writes into `dir` every module a runtime needs before any package's own (the SDK, zod, the scope entry),
+   * transpiled with SWC, so that a sandbox given `dir` as its precompiledDir transpiles none of them: without
+   * them each sandbox process loaded jiti's Babel and transpiled the SDK at its start (~0.55 s of CPU here).
+   */
+  static precompileRuntime(dir: string): void {
+    mkdirSync(dir, { recursive: true });
+    const recorder = new PackageModuleRuntime({ transpiler: 'swc', recordTo: dir });
+    void recorder.sdk;
+    recorder.openScope();
+  }
+
+  /** Modules this runtime transpiled itself because its precompiledDir lacked them (0 without one). */
+  get transpiledHere(): number {
+    return this.missed.count;
+  }
 
   constructor(options: ModuleRuntimeOptions = {}) {
     const localRequire = createRequire(import.meta.url);
@@ -217,7 +236,7 @@ export class PackageModuleRuntime {
     const swc = options.transpiler === 'babel' ? null : loadSwc();
     this.swc = swc;
     const compile = (swc ? swcTransform(swc) : null) ?? createJiti(import.meta.url, { fsCache: false }).options.transform;
-    const looked = compile && options.precompiledDir ? precompiledTransform(options.precompiledDir, compile) : compile;
+    const looked = compile && options.precompiledDir ? precompiledTransform(options.precompiledDir, compile, this.missed) : compile;
     const transform = looked && options.recordTo ? recordingTransform(options.recordTo, looked) : looked;
     this.compile = compile ?? null;
     // Babel keeps line numbers; SWC does not, so its positions are mapped back through a source map.
