@@ -1,15 +1,16 @@
-// The registry's package inspector on this machine's file system: the directories it makes for the copies it
-// inspects go with it when it closes (a registry restarted many times must not pile them up under the sandbox root).
+// The registry's package inspector on this machine's file system: it inspects a package with and without bubblewrap,
+// and the directories it makes for the copies it inspects go with it when it closes (a registry restarted many times
+// must not pile them up under the sandbox root).
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PackageInspector } from '#handler-sandbox/index.js';
 
 const MIB = 1024 * 1024;
 
-const options = (sandboxRoot: string) => ({
-  isolation: 'none' as const,
+const options = (sandboxRoot: string, isolation: 'none' | 'bubblewrap' = 'none') => ({
+  isolation,
   limits: { memoryMb: 256, addressSpaceMb: 2048, maxProcesses: 32, maxOpenFiles: 256, maxFileMb: 16, cpuSeconds: 60 },
   bounds: { maxFrameBytes: 8 * MIB, maxOutputBytes: MIB, maxMessagesPerSecond: 100, maxPendingCalls: 1 },
   timeoutMs: 10_000,
@@ -24,6 +25,36 @@ describe('PackageInspector workspaces', () => {
   afterAll(async () => {
     for (const root of roots) await rm(root, { recursive: true, force: true });
   });
+
+  // HANDLER_SANDBOX=none once pointed the process at the copy's path inside bubblewrap (/skill/…): every package
+  // failed to load ("Cannot find module"), so every package of a scan became a DRAFT.
+  it.each(['bubblewrap', 'none'] as const)(
+    'inspects a package copied for it, isolation %s: its JSON Schemas, no findings',
+    async (isolation) => {
+      const sandboxRoot = await mkdtemp(path.join(tmpdir(), `inspector-${isolation}-`));
+      roots.push(sandboxRoot);
+      const inspector = new PackageInspector(options(sandboxRoot, isolation));
+      try {
+        for (const trust of ['disk', 'published'] as const) {
+          const packagePath = path.join(await inspector.copyDir(trust), 'firmware', 'check_memory_budget');
+          await cp(path.resolve('skills/firmware/check_memory_budget'), packagePath, {
+            recursive: true,
+            filter: (source) => !source.includes('node_modules'),
+          });
+          const inspection = await inspector.inspectorFor(trust)(
+            packagePath,
+            { input_schema: 'schema.CheckMemoryBudgetInput', output_schema: 'schema.CheckMemoryBudgetOutput' },
+            { schema: true, handler: true },
+          );
+          expect(inspection.issues.filter((issue) => issue.severity === 'error')).toEqual([]);
+          expect(inspection.inputJsonSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['regions']) });
+          expect(inspection.outputJsonSchema).toMatchObject({ type: 'object' });
+        }
+      } finally {
+        await inspector.close();
+      }
+    },
+  );
 
   it('removes its copy directories, and the directory that held them, when it closes', async () => {
     const sandboxRoot = await mkdtemp(path.join(tmpdir(), 'inspector-workspaces-'));

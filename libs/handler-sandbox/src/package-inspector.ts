@@ -123,7 +123,7 @@ export class PackageInspector {
    */
   private async inspectShared(packagePath: string, references: SchemaReferences, files: CodeFiles): Promise<CodeInspection> {
     const workspaces = await this.ready();
-    const inside = insidePath(workspaces.disk, packagePath);
+    const inside = insidePath(workspaces.disk, packagePath, this.options.isolation);
     // A package that cannot be precompiled is transpiled in the sandbox (slower), with its own error positions.
     if (workspaces.compiled) await this.launcher.compileInto(packagePath, workspaces.compiled).catch(() => undefined);
     const first = await this.attemptShared(workspaces, inside, references, files);
@@ -162,7 +162,7 @@ export class PackageInspector {
     // The process sees this package's copy directory only: `<published>/p-…` at /skill.
     const relative = path.relative(workspaces.published, packagePath);
     const copyDir = path.join(workspaces.published, relative.split(path.sep)[0] as string);
-    const inside = insidePath(copyDir, packagePath);
+    const inside = insidePath(copyDir, packagePath, this.options.isolation);
     const compiled = await this.launcher.sharedCompiledDir(`alone-${process.pid}-${randomBytes(6).toString('hex')}`).catch(() => null);
     let sandbox: HandlerSandboxProcess | null = null;
     try {
@@ -276,13 +276,16 @@ async function removeLeftovers(root: string): Promise<void> {
   await sweep(path.join(root, 'compiled'), /-shared-(?:disk|alone)-(\d+)-[0-9a-f]+$/);
 }
 
-/** `packagePath` (under `mountDir`) as an inspection process sees it. */
-function insidePath(mountDir: string, packagePath: string): string {
+/**
+ * `packagePath` (under `mountDir`) as an inspection process sees it: under /skill, where bubblewrap mounts `mountDir`;
+ * where it is without bubblewrap (HANDLER_SANDBOX=none), the process seeing the host's file system.
+ */
+function insidePath(mountDir: string, packagePath: string, isolation: IsolationMode): string {
   const relative = path.relative(mountDir, packagePath);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
     throw new Error(`${packagePath} is not a copy made for inspection (under ${mountDir})`);
   }
-  return path.posix.join(INSIDE_ROOT, ...relative.split(path.sep));
+  return isolation === 'bubblewrap' ? path.posix.join(INSIDE_ROOT, ...relative.split(path.sep)) : path.resolve(packagePath);
 }
 
 /** The process's report as the loader takes it, its paths named as the registry sees the copy. */
