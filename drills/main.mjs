@@ -11,13 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../scripts/command-line.mjs';
 import { printTable } from './support/harness.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({
+const { values } = readCommandLine('usage: npm run drill [-- --build] [-- --kill-rounds 5]', {
   options: { build: { type: 'boolean', default: false }, 'kill-rounds': { type: 'string', default: '5' } },
-  strict: true,
 });
 
 const DRILLS = [

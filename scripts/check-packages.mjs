@@ -4,14 +4,15 @@
 // Prints one line per package and a summary; exits 1 when a package is invalid. Needs `npm run build` first.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { SkillCatalogError, skillEntry } from '@modelcontextprotocol/server/ext/skills';
 import { loadEitherFormat } from '../dist/apps/cli/src/commands.js';
 import { findSkillPackages } from '#skill-loader/package-files.js';
+import { readCommandLine } from './command-line.mjs';
 
-const { positionals } = parseArgs({ allowPositionals: true });
+const USAGE = 'usage: npm run check:packages -- <dir>...';
+const { positionals } = readCommandLine(USAGE, { allowPositionals: true });
 if (positionals.length === 0) {
-  console.error('usage: npm run check:packages -- <dir>...');
+  console.error(USAGE);
   process.exit(2);
 }
 let valid = 0;

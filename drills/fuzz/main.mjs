@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from '../../scripts/command-line.mjs';
 import { serviceEntry } from '../../scripts/service-entries.mjs';
 import { deleteRedisKeys } from '../../bench/support/redis-cleanup.mjs';
 import {
@@ -22,17 +22,20 @@ import { runDrill } from './drill.mjs';
 import { writeEchoSkills } from './fixture.mjs';
 import { formatReport } from './run.mjs';
 
-const { values: args } = parseArgs({
-  options: {
-    cases: { type: 'string', default: '10000' },
-    seed: { type: 'string' },
-    concurrency: { type: 'string', default: '8' },
-    'timeout-ms': { type: 'string', default: '10000' },
-    'max-seconds': { type: 'string', default: '600' },
-    only: { type: 'string' },
-    case: { type: 'string' },
+const { values: args } = readCommandLine(
+  'usage: npm run drill:fuzz -- [--cases 10000] [--seed S] [--concurrency 8] [--timeout-ms 10000] [--max-seconds 600] [--only rest,grpc,mcp] [--case i,j (replay)]',
+  {
+    options: {
+      cases: { type: 'string', default: '10000' },
+      seed: { type: 'string' },
+      concurrency: { type: 'string', default: '8' },
+      'timeout-ms': { type: 'string', default: '10000' },
+      'max-seconds': { type: 'string', default: '600' },
+      only: { type: 'string' },
+      case: { type: 'string' },
+    },
   },
-});
+);
 const seed = args.seed !== undefined ? Number(args.seed) : Math.floor(Math.random() * 2 ** 31);
 const pick = args.case?.split(',').map(Number);
 const count = pick ? Math.max(...pick) + 1 : Number(args.cases);

@@ -7,8 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../../bench/support/registry-process.mjs';
+import { readCommandLine } from '../../scripts/command-line.mjs';
 import { serviceBundle } from '../../scripts/service-entries.mjs';
 
 export { sleep };
@@ -44,18 +44,10 @@ function provenance() {
  * 130/143 on SIGINT/SIGTERM. Cleanups run in reverse order of registration, each bounded.
  */
 export async function runDrill(name, main, options = {}) {
-  const { values } = parseArgs({
-    options: { ...options.args, json: { type: 'string' }, help: { type: 'boolean' } },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(
-      `usage: node drills/${name}.mjs ${Object.keys(options.args ?? {})
-        .map((k) => `[--${k} …]`)
-        .join(' ')} [--json file]`,
-    );
-    process.exit(0);
-  }
+  const usage = `usage: node drills/${name}.mjs ${Object.keys(options.args ?? {})
+    .map((k) => `[--${k} …]`)
+    .join(' ')} [--json file]`;
+  const { values } = readCommandLine(usage, { options: { ...options.args, json: { type: 'string' } } });
   for (const file of DIST) {
     if (!existsSync(path.join(REPO_ROOT, file))) {
       console.error(`${file} is missing: run "npm run --silent build" first`);
