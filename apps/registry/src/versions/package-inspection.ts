@@ -29,7 +29,9 @@ export class PackageInspection implements OnApplicationShutdown {
       bounds: { maxFrameBytes: 8 * MIB, maxOutputBytes: MIB, maxMessagesPerSecond: 100, maxPendingCalls: 1 },
       timeoutMs: config.PACKAGE_INSPECTION_TIMEOUT_MS,
       maxShared: config.PACKAGE_INSPECTION_PROCESSES,
-      inspectionsPerProcess: 200,
+      // A fresh process costs ~0.4 s of CPU (Node, the runtime, the first packages' compiles) and holds ~15 KB more per
+      // package inspected: 1,000 new packages took 6 processes and 6.0–6.2 s of their CPU with 200, 2 and 4.4–4.6 s with this.
+      inspectionsPerProcess: 1000,
       idleMs: 30_000,
       copyRoot: config.PACKAGE_INSPECTION_DIR ?? memoryCopyRoot(),
     });
