@@ -46,6 +46,25 @@ describe('PackageModuleRuntime', () => {
     }
   });
 
+  it("does not precompile a package's own tests, which no sandbox loads", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'precompiled-tests-'));
+    try {
+      const runtime = new PackageModuleRuntime({ transpiler: 'swc' });
+      const file = (path: string, text: string) => ({ path, bytes: Buffer.from(text) });
+      const files = [
+        file('handler.ts', 'export const a: number = 1;\n'),
+        file('lib/units.ts', 'export const b: number = 2;\n'),
+        file('handler.spec.ts', 'export const c: number = 3;\n'),
+        file('lib/units.test.ts', 'export const d: number = 4;\n'),
+        file('__tests__/fixtures.ts', 'export const e: number = 5;\n'),
+      ];
+      expect(runtime.precompilePackage(files, '/pkg/tests', dir)).toBe(2);
+      expect((await readdir(dir)).filter((name) => name.endsWith('.cjs'))).toHaveLength(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a runtime precompiled ahead of time transpiles nothing itself: neither the SDK nor a precompiled package', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'precompiled-runtime-'));
     try {

@@ -119,6 +119,15 @@ function describeSwcError(error: unknown, filename: string | undefined): string 
   return `${message} (${basename(file ?? filename ?? '')}:${line}:${column})`;
 }
 
+/**
+ * A package's own tests (`*.spec.ts`, `*.test.ts`, `__tests__/`): run by Jest on the author's machine and by `skill-registry
+ * test`, never loaded by a handler or an inspection, so not precompiled for a sandbox (they are 42% of the catalog's
+ * TypeScript). One that package code does import anyway is transpiled by the sandbox itself.
+ */
+function isTestFile(path: string): boolean {
+  return /(^|\/)__tests__\//.test(path) || /\.(spec|test)\.[cm]?[jt]sx?$/.test(path);
+}
+
 /** The file name of a precompiled module: the source's hash and whether jiti treats it as TypeScript. */
 function precompiledName(source: string, ts: boolean | undefined): string {
   return `${createHash('sha256').update(source).digest('hex').slice(0, 40)}.${ts ? 'ts' : 'js'}.cjs`;
@@ -267,7 +276,7 @@ export class PackageModuleRuntime {
     if (!this.compile) return 0;
     let written = 0;
     for (const file of files) {
-      if (!/\.[cm]?[jt]sx?$/.test(file.path) || /(^|\/)node_modules\//.test(file.path)) continue;
+      if (!/\.[cm]?[jt]sx?$/.test(file.path) || /(^|\/)node_modules\//.test(file.path) || isTestFile(file.path)) continue;
       const source = Buffer.from(file.bytes).toString('utf8');
       const ts = /\.[cm]?tsx?$/.test(file.path);
       const filename = join(packageDir, file.path);
