@@ -9,9 +9,13 @@ import { App } from './App';
 
 const queryClient = new QueryClient({
   defaultOptions: {
-    // A problem answer (4xx) will not change on a retry; a network failure may.
+    // A problem answer of the client's (4xx) will not change on a retry; a network failure, a 429 or a 5xx
+    // (DATABASE_UNAVAILABLE, QUEUE_UNAVAILABLE: the registry's own transient state) may.
     queries: {
-      retry: (failures, error) => failures < 2 && !(typeof (error as { status?: unknown })?.status === 'number'),
+      retry: (failures, error) => {
+        const status = (error as { status?: unknown } | null)?.status;
+        return failures < 2 && (typeof status !== 'number' || status === 429 || status >= 500);
+      },
       staleTime: 5_000,
     },
   },

@@ -3,14 +3,13 @@ import { api } from '../api/client';
 import { EventList } from '../components/EventList';
 import { ExecutionSummary } from '../components/ExecutionSummary';
 import { ProblemView } from '../components/ProblemView';
-import { useEventStream } from '../components/useEventStream';
+import { useLiveExecution } from '../components/useLiveExecution';
 
 /** One execution: its facts, output or error, every event (replayed, then live), and what it read and wrote in the twin. */
 export function ExecutionPage() {
   const { id = '' } = useParams();
-  const execution = api.useQuery('get', '/v1/executions/{id}', { params: { path: { id } } });
+  const { execution, stream } = useLiveExecution(id, true);
   const twin = api.useQuery('get', '/v1/executions/{id}/twin', { params: { path: { id } } });
-  const stream = useEventStream(execution.data ? id : undefined, () => void execution.refetch());
   const cancel = api.useMutation('post', '/v1/executions/{id}/cancel');
   if (execution.error) return <ProblemView error={execution.error} title={`No execution ${id}`} />;
   if (!execution.data) return <p className="muted">Loading…</p>;

@@ -5,7 +5,7 @@ import { EventList } from '../components/EventList';
 import { ExecutionSummary } from '../components/ExecutionSummary';
 import { ProblemView } from '../components/ProblemView';
 import { SchemaForm, useSchemaValidation } from '../components/SchemaForm';
-import { useEventStream } from '../components/useEventStream';
+import { useLiveExecution } from '../components/useLiveExecution';
 
 /** Run a skill: a form from its input schema, validated here first; then the execution live. */
 export function RunPage() {
@@ -27,8 +27,7 @@ export function RunPage() {
   const errors = useSchemaValidation(schema ?? {}, input);
   const execute = api.useMutation('post', '/v1/skills/{name}/executions');
   const id = execute.data?.id;
-  const execution = api.useQuery('get', '/v1/executions/{id}', { params: { path: { id: id ?? '' } } }, { enabled: id !== undefined });
-  const stream = useEventStream(id, () => void execution.refetch());
+  const { execution, stream } = useLiveExecution(id);
 
   if (versions.error) return <ProblemView error={versions.error} />;
   if (!versions.data) return <p className="muted">Loading {name}…</p>;
