@@ -2,7 +2,7 @@
 // and the directories it makes for the copies it inspects go with it when it closes (a registry restarted many times
 // must not pile them up under the sandbox root).
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PackageInspector } from '#handler-sandbox/index.js';
@@ -20,6 +20,20 @@ const options = (sandboxRoot: string, isolation: 'none' | 'bubblewrap' = 'none')
   sandboxRoot,
 });
 
+/** Copies the catalog's check_memory_budget where `inspector` inspects packages of `trust`, and inspects it. */
+async function inspectCatalogPackage(inspector: PackageInspector, trust: 'disk' | 'published') {
+  const packagePath = path.join(await inspector.copyDir(trust), 'firmware', 'check_memory_budget');
+  await cp(path.resolve('skills/firmware/check_memory_budget'), packagePath, {
+    recursive: true,
+    filter: (source) => !source.includes('node_modules'),
+  });
+  return inspector.inspectorFor(trust)(
+    packagePath,
+    { input_schema: 'schema.CheckMemoryBudgetInput', output_schema: 'schema.CheckMemoryBudgetOutput' },
+    { schema: true, handler: true },
+  );
+}
+
 describe('PackageInspector workspaces', () => {
   const roots: string[] = [];
   afterAll(async () => {
@@ -36,16 +50,7 @@ describe('PackageInspector workspaces', () => {
       const inspector = new PackageInspector(options(sandboxRoot, isolation));
       try {
         for (const trust of ['disk', 'published'] as const) {
-          const packagePath = path.join(await inspector.copyDir(trust), 'firmware', 'check_memory_budget');
-          await cp(path.resolve('skills/firmware/check_memory_budget'), packagePath, {
-            recursive: true,
-            filter: (source) => !source.includes('node_modules'),
-          });
-          const inspection = await inspector.inspectorFor(trust)(
-            packagePath,
-            { input_schema: 'schema.CheckMemoryBudgetInput', output_schema: 'schema.CheckMemoryBudgetOutput' },
-            { schema: true, handler: true },
-          );
+          const inspection = await inspectCatalogPackage(inspector, trust);
           expect(inspection.issues.filter((issue) => issue.severity === 'error')).toEqual([]);
           expect(inspection.inputJsonSchema).toMatchObject({ type: 'object', required: expect.arrayContaining(['regions']) });
           expect(inspection.outputJsonSchema).toMatchObject({ type: 'object' });
@@ -80,5 +85,34 @@ describe('PackageInspector workspaces', () => {
     expect((await stat(copyRoot)).mode & 0o777).toBe(0o755);
     await inspector.close();
     expect(await readdir(path.join(copyRoot, 'inspection'))).toEqual([]);
+  });
+
+  // The compiler writes four files per TypeScript module (the code and its map, each to a temporary name and renamed):
+  // on the disk they waited on its journal, 3.0–3.2 s of the compiler's CPU for 1,000 new packages against 1.1 s in memory.
+  it('precompiles the packages it inspects under copyRoot too, not under the sandbox root, and removes them when it closes', async () => {
+    const sandboxRoot = await mkdtemp(path.join(tmpdir(), 'inspector-sandbox-'));
+    const copyRoot = path.join(await mkdtemp(path.join(tmpdir(), 'inspector-copies-')), 'copies');
+    roots.push(sandboxRoot, path.dirname(copyRoot));
+    await chmod(path.dirname(copyRoot), 0o755); // as /dev/shm is: the sandbox user passes through it to the copies
+    const inspector = new PackageInspector({ ...options(sandboxRoot, 'bubblewrap'), copyRoot });
+    const compiledHere = path.join(copyRoot, 'compiled');
+    try {
+      for (const trust of ['disk', 'published'] as const) {
+        const inspection = await inspectCatalogPackage(inspector, trust);
+        expect(inspection.issues.filter((issue) => issue.severity === 'error')).toEqual([]);
+      }
+      const [shared, ...others] = await readdir(compiledHere);
+      expect(others).toEqual([]); // the published package's own directory went with its inspection
+      expect(shared).toMatch(/-shared-disk-\d+-[0-9a-f]+$/);
+      expect((await readdir(path.join(compiledHere, shared as string))).filter((name) => name.endsWith('.ts.cjs')).length).toBeGreaterThan(
+        0,
+      );
+      expect((await stat(compiledHere)).mode & 0o777).toBe(0o755);
+      // Under the sandbox root: the runtime's modules alone, compiled once for every sandbox.
+      expect((await readdir(path.join(sandboxRoot, 'compiled'))).every((name) => name.startsWith('runtime-'))).toBe(true);
+    } finally {
+      await inspector.close();
+    }
+    expect(await readdir(compiledHere)).toEqual([]);
   });
 });

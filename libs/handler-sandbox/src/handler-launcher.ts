@@ -115,9 +115,9 @@ export class HandlerLauncher implements HandlerSandboxLauncher {
     return this.specFor(mountDir, compiledDir);
   }
 
-  /** A precompiled directory for an inspector's packages (see Precompiler.sharedDir). */
-  sharedCompiledDir(name: string): Promise<string | null> {
-    return this.ready().then(() => this.precompiler.sharedDir(name));
+  /** A precompiled directory for an inspector's packages, under `parent` (default: the precompiled root; see Precompiler.sharedDir). */
+  sharedCompiledDir(name: string, parent?: string): Promise<string | null> {
+    return this.ready().then(() => this.precompiler.sharedDir(name, parent));
   }
 
   /** Compiles a package into a shared precompiled directory (see Precompiler.addPackage). */

@@ -70,12 +70,13 @@ export class Precompiler {
   /**
    * A directory of precompiled JavaScript that several packages share (an inspector's): the runtime's modules
    * now, each package's as `addPackage` compiles it. Modules are named by the hash of their source, so packages
-   * never overwrite each other's, and the same source is compiled once. Null when it cannot be made.
+   * never overwrite each other's, and the same source is compiled once. Under `parent` (default: this
+   * precompiler's root), which must be readable by the sandbox user. Null when it cannot be made.
    */
-  async sharedDir(name: string): Promise<string | null> {
+  async sharedDir(name: string, parent = this.root): Promise<string | null> {
     const runtimeDir = await this.runtimeDir();
     if (runtimeDir === null) return null;
-    const dir = path.join(this.root, `${this.runtimeKey}-shared-${name}`);
+    const dir = path.join(parent, `${this.runtimeKey}-shared-${name}`);
     await rm(dir, { recursive: true, force: true });
     await cp(runtimeDir, dir, { recursive: true });
     return dir;
