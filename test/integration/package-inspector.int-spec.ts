@@ -2,7 +2,7 @@
 // and the directories it makes for the copies it inspects go with it when it closes (a registry restarted many times
 // must not pile them up under the sandbox root).
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { chmod, cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, chown, cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PackageInspector } from '#handler-sandbox/index.js';
@@ -85,6 +85,20 @@ describe('PackageInspector workspaces', () => {
     expect((await stat(copyRoot)).mode & 0o777).toBe(0o755);
     await inspector.close();
     expect(await readdir(path.join(copyRoot, 'inspection'))).toEqual([]);
+  });
+
+  it('refuses a copy directory another user made (PACKAGE_INSPECTION_DIR): they could change the code it inspects', async () => {
+    const sandboxRoot = await mkdtemp(path.join(tmpdir(), 'inspector-sandbox-'));
+    const copyRoot = await mkdtemp(path.join(tmpdir(), 'inspector-planted-'));
+    roots.push(sandboxRoot, copyRoot);
+    await chown(copyRoot, 65534, 65534); // the tests run as root; 65534 stands for another user
+    const inspector = new PackageInspector({ ...options(sandboxRoot), copyRoot });
+    try {
+      await expect(inspector.copyDir('disk')).rejects.toThrow(/belongs to uid 65534.*PACKAGE_INSPECTION_DIR/s);
+      expect(await readdir(copyRoot)).toEqual([]);
+    } finally {
+      await inspector.close();
+    }
   });
 
   // The compiler writes four files per TypeScript module (the code and its map, each to a temporary name and renamed):

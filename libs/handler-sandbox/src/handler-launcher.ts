@@ -6,6 +6,7 @@ import { projectRoot as findProjectRoot } from '#database/paths.js';
 import {
   bubblewrapArguments,
   createScratchDirectory,
+  ensurePrivateDirectory,
   pathReachableBy,
   removeScratchDirectory,
   SANDBOX_PACKAGE_DIR,
@@ -255,7 +256,9 @@ export class HandlerLauncher implements HandlerSandboxLauncher {
   }
 
   private async prepare(): Promise<{ host: HostSetup; runtime: Runtime }> {
-    await mkdir(this.sandboxRoot(), { recursive: true, mode: 0o755 });
+    // The staged runtime and the precompiled JavaScript the sandboxes load are kept here across restarts: no other user may
+    // be able to change them (the default is under the shared temporary directory).
+    await ensurePrivateDirectory(this.sandboxRoot(), SANDBOX_ROOT_REMEDY);
     await chmod(this.sandboxRoot(), 0o755);
     let host: HostSetup;
     try {
@@ -306,6 +309,9 @@ async function makeReadable(dir: string): Promise<void> {
 }
 
 /** TypeScript handlers cannot run isolated here; names the Debian package and the operator's opt-out. */
+const SANDBOX_ROOT_REMEDY =
+  'Remove it (its owner or root can), or start the service with TMPDIR set to a directory that only its own user can write to.';
+
 class HandlerSandboxUnavailable extends Error {
   constructor(readonly reason: string) {
     super(

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { IsolationMode } from '#script-sandbox/index.js';
+import { ensurePrivateDirectory, type IsolationMode } from '#script-sandbox/index.js';
 import type { CodeFiles, CodeInspection, CodeInspector, SchemaReferences } from '#skill-loader/code-inspection.js';
 import { HandlerLauncher, type HandlerProcessLimits } from './handler-launcher.js';
 import { HandlerSandboxProcess, type PackageCodeInspection, type ProcessBounds } from './sandbox-process.js';
@@ -45,6 +45,9 @@ interface Workspaces {
   /** Where the precompiled directories go (the disk processes' and each published package's): beside the copies. */
   compiledParent: string;
 }
+
+const COPY_ROOT_REMEDY =
+  'Remove it (its owner or root can), or give the inspector a directory that only this service can write to (the registry: PACKAGE_INSPECTION_DIR).';
 
 /** Inside an inspection process, the copies are under this directory (bubblewrap's package mount). */
 const INSIDE_ROOT = '/skill';
@@ -240,6 +243,8 @@ export class PackageInspector {
     this.workspaces ??= (async () => {
       await this.launcher.ready();
       const copyRoot = path.resolve(this.options.copyRoot ?? this.launcher.root);
+      // The copies and the JavaScript compiled from them are what the inspection processes load: no other user may change them.
+      await ensurePrivateDirectory(copyRoot, COPY_ROOT_REMEDY);
       await removeLeftovers(this.launcher.root);
       if (copyRoot !== this.launcher.root) await removeLeftovers(copyRoot);
       const base = path.join(copyRoot, 'inspection', `${process.pid}-${randomBytes(4).toString('hex')}`);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runContractOf, type StoredScriptTool } from '#contracts/index.js';
@@ -105,5 +105,19 @@ describe('script tools on an executor', () => {
     expect(await mode(path.join(parent, 'skill-registry', 'packages'))).toBe(0o755);
     expect(await mode(parent)).toBe(0o700);
     await rm(parent, { recursive: true, force: true });
+  });
+
+  // Packages are verified against their hash once, then loaded from the cache: a cache another user can write to would
+  // let them change a package after its check (the default is under the shared temporary directory).
+  it('refuses a package cache directory another user made first, naming PACKAGE_CACHE_DIR', async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), 'cache-root-'));
+    const planted = path.join(parent, 'skill-registry');
+    await mkdir(planted, { mode: 0o755 });
+    await chown(planted, 65534, 65534);
+    try {
+      await expect(createPackageCacheRoot(path.join(planted, 'packages'))).rejects.toThrow(/belongs to uid 65534.*set PACKAGE_CACHE_DIR/s);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync, statfsSync } from 'node:fs';
+import { accessSync, constants, lstatSync, statSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { PackageInspector, type InspectionTrust } from '#handler-sandbox/index.js';
@@ -66,8 +66,20 @@ export function memoryCopyRoot(sharedMemory = SHARED_MEMORY, minFreeBytes = MIN_
     accessSync(sharedMemory, constants.W_OK);
     if (!statSync(sharedMemory).isDirectory()) return undefined;
     const { bavail, bsize } = statfsSync(sharedMemory);
-    return bavail * bsize >= minFreeBytes ? join(sharedMemory, `skill-registry-${process.getuid?.() ?? 'user'}`) : undefined;
+    const candidate = join(sharedMemory, `skill-registry-${process.getuid?.() ?? 'user'}`);
+    return bavail * bsize >= minFreeBytes && !takenByOthers(candidate) ? candidate : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether `dir` exists and is not this process's own private directory (a link, another user's, writable by others):
+ * anyone may make a directory in /dev/shm, and one made first under this name must not hold what the inspection loads
+ * (the inspector would refuse it, and every package would go unchecked), so the sandbox root is used instead.
+ */
+function takenByOthers(dir: string): boolean {
+  const info = lstatSync(dir, { throwIfNoEntry: false });
+  if (!info) return false;
+  return !info.isDirectory() || (info.uid !== process.getuid?.() && info.uid !== 0) || (info.mode & 0o022) !== 0;
 }
