@@ -70,6 +70,19 @@ describe('digital twin end to end (REST, executor)', () => {
     await db?.drop();
   });
 
+  // Content is written by handlers and agents, in the media type they name, and served from the registry's origin.
+  it('serves a work product a browser would open as a page as a download, sandboxed and nosniff', async () => {
+    const created = await json(await upload('main', 'kind=report&name=page', '<script>alert(1)</script>', 'text/html'));
+    expect(created.status).toBe(201);
+    const content = await fetch(`${registry.baseUrl}/v1/twin/branches/main/work-products/${created.body.id}/content`, {
+      headers: { authorization: `Bearer ${AGENT_TOKEN}` },
+    });
+    expect(content.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(content.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="${created.body.id}"`));
+    expect(content.headers.get('content-security-policy')).toMatch(/^sandbox; default-src 'none'/);
+    expect(content.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('uploads raw content, serves it back byte for byte with its hash as ETag, and revises it', async () => {
     const created = await json(
       await upload(

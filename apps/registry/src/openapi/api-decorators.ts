@@ -22,7 +22,15 @@ export const RESPONSE_HEADERS = {
   Link: { description: 'RFC 8288: `<…>; rel="successor-version"` when a successor is named', schema: { type: 'string' } },
   Warning: { description: 'Deprecation notices about the executed version (`299 - "…"`)', schema: { type: 'string' } },
   'X-Revision': { description: 'The revision number the content belongs to', schema: { type: 'integer' } },
-  'Content-Disposition': { description: 'The archive as a download, `<name>-<version>.tar.gz`', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description: 'A download: the archive (`<name>-<version>.tar.gz`), or a package file a browser would open as a page',
+    schema: { type: 'string' },
+  },
+  'Content-Security-Policy': {
+    description: "`sandbox; default-src 'none'; …`: a publisher's bytes never run as a page of the registry's origin",
+    schema: { type: 'string' },
+  },
+  'X-Content-Type-Options': { description: '`nosniff`: the bytes are only what their Content-Type says', schema: { type: 'string' } },
   'WWW-Authenticate': { description: 'RFC 6750 challenge: `Bearer realm="skill-registry"`', schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds after which a retry may succeed', schema: { type: 'integer' } },
   'Mcp-Session-Id': { description: 'The MCP session opened by initialize (2025-era clients)', schema: { type: 'string' } },

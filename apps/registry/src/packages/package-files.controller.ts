@@ -3,6 +3,7 @@ import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTextMediaType } from '#package-store/index.js';
 import { PackageContents } from './package-contents.js';
+import { contentDisposition, serveUntrustedBytes } from '../untrusted-content.js';
 import { ApiContent, ApiJson, ApiNotModified, ApiProblems, BINARY } from '../openapi/api-decorators.js';
 import { type PackageFilesView, packageFilesView } from './package.views.js';
 
@@ -28,8 +29,9 @@ export class PackageFilesController {
     200,
     { '*/*': BINARY },
     {
-      description: "The file's bytes in its media type (text types with charset=utf-8); immutable",
-      headers: ['ETag', 'Cache-Control'],
+      description:
+        "The file's bytes in its media type (text types with charset=utf-8); immutable. The publisher's bytes: served with a sandboxing Content-Security-Policy and nosniff, and as a download (Content-Disposition) when a browser would open them as a page (HTML, SVG, XML)",
+      headers: ['ETag', 'Cache-Control', 'Content-Disposition', 'Content-Security-Policy', 'X-Content-Type-Options'],
     },
   )
   @ApiNotModified()
@@ -50,7 +52,9 @@ export class PackageFilesController {
       void reply.status(304).send();
       return;
     }
-    void reply.header('Content-Type', isTextMediaType(mediaType) ? `${mediaType}; charset=utf-8` : mediaType).send(bytes);
+    serveUntrustedBytes(reply, mediaType, path)
+      .header('Content-Type', isTextMediaType(mediaType) ? `${mediaType}; charset=utf-8` : mediaType)
+      .send(bytes);
   }
 
   @Get('package')
@@ -60,7 +64,7 @@ export class PackageFilesController {
     { 'application/gzip': { ...BINARY, contentMediaType: 'application/gzip' } },
     {
       description: 'The package as a gzip-compressed tar, entries at the root; immutable',
-      headers: ['ETag', 'Cache-Control', 'Content-Disposition'],
+      headers: ['ETag', 'Cache-Control', 'Content-Disposition', 'Content-Security-Policy', 'X-Content-Type-Options'],
     },
   )
   @ApiNotModified()
@@ -78,9 +82,9 @@ export class PackageFilesController {
       void reply.status(304).send();
       return;
     }
-    void reply
+    void serveUntrustedBytes(reply, 'application/gzip', '')
       .header('Content-Type', 'application/gzip')
-      .header('Content-Disposition', `attachment; filename="${name}-${version}.tar.gz"`)
+      .header('Content-Disposition', contentDisposition(`${name}-${version}.tar.gz`))
       .send(archive);
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Headers, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { serveUntrustedBytes } from '../untrusted-content.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TwinStore, twinLimitsOf } from '#twin/index.js';
 import { isTextMediaType } from '#package-store/index.js';
@@ -228,8 +229,9 @@ export class TwinController {
     200,
     { '*/*': BINARY },
     {
-      description: 'The bytes in their media type; a numbered revision is cached as immutable, the current one is revalidated',
-      headers: ['ETag', 'X-Revision', 'Cache-Control'],
+      description:
+        'The bytes in their media type; a numbered revision is cached as immutable, the current one is revalidated. Written by a handler or an agent: served with a sandboxing Content-Security-Policy and nosniff, and as a download when a browser would open them as a page (HTML, SVG, XML)',
+      headers: ['ETag', 'X-Revision', 'Cache-Control', 'Content-Disposition', 'Content-Security-Policy', 'X-Content-Type-Options'],
     },
   )
   @ApiNotModified()
@@ -252,7 +254,7 @@ export class TwinController {
       return;
     }
     const mediaType = revision.mediaType as string;
-    void reply
+    void serveUntrustedBytes(reply, mediaType, id)
       .header('Content-Type', isTextMediaType(mediaType) && !mediaType.includes('charset') ? `${mediaType}; charset=utf-8` : mediaType)
       .send(bytes);
   }
