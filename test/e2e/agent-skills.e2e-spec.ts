@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { packPackageArchive, readPackageDir } from '#package-store/index.js';
@@ -298,6 +298,29 @@ describe('Agent Skills packages (SKILL.md + tools.yaml)', () => {
     expect(Buffer.from(overGrpc.response.content).equals(await readFile(path.join(FIXTURES, 'hello-world', 'SKILL.md')))).toBe(true);
     const files = await unary(client, 'ListPackageFiles', { name: 'hello_world', version: '1.0.0' }, bearer());
     expect(files.response.files).toHaveLength(2);
+  });
+
+  // Followed, a link out of the package made any file the registry may read (its own /proc/self/environ: its tokens and
+  // database password; /etc/shadow) a stored file of the package, served to anyone at …/files/{path}.
+  it('refuses a disk package with a symbolic link to a file outside it; follows one to a file of its own', async () => {
+    const notes = (name: string) =>
+      `---\nname: ${name}\ndescription: Notes. Use when the user asks for notes.\nmetadata:\n  dcc-mcp:\n    version: "1.0.0"\n---\n\n# Notes\n`;
+    await mkdir(path.join(disk, 'links', 'outside-notes'), { recursive: true });
+    await writeFile(path.join(disk, 'links', 'outside-notes', 'SKILL.md'), notes('outside-notes'));
+    await symlink('/proc/self/environ', path.join(disk, 'links', 'outside-notes', 'environ.txt'));
+    const refused = await admin('POST', '/v1/admin/skills', { path: path.join(disk, 'links', 'outside-notes') });
+    expect(refused.body).toMatchObject({ outcome: 'refused', version: null });
+    expect(refused.body.message).toMatch(/^PACKAGE_LINK_OUTSIDE: 'environ.txt' is a symbolic link to a file outside the package/);
+    expect((await get('/v1/skills/outside_notes')).status).toBe(404);
+
+    await mkdir(path.join(disk, 'links', 'inside-notes', 'docs'), { recursive: true });
+    await writeFile(path.join(disk, 'links', 'inside-notes', 'SKILL.md'), notes('inside-notes'));
+    await writeFile(path.join(disk, 'links', 'inside-notes', 'docs', 'guide.md'), 'the guide');
+    await symlink(path.join('docs', 'guide.md'), path.join(disk, 'links', 'inside-notes', 'guide.md'));
+    const registered = await admin('POST', '/v1/admin/skills', { path: path.join(disk, 'links', 'inside-notes') });
+    expect(registered).toMatchObject({ status: 201, body: { outcome: 'new' } });
+    const served = await fetch(`${registry.baseUrl}/v1/skills/inside_notes/versions/1.0.0/files/guide.md`);
+    expect(await served.text()).toBe('the guide');
   });
 
   it('applies the semver rule per tool: a removed tool or a narrowed input needs a major version', async () => {

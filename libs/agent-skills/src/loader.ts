@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { describeValue } from '#skill-loader/describe.js';
 import { IssueList } from '#skill-loader/issues.js';
+import { PackageLinkOutside } from '#package-store/package-files.js';
 import { listPackageFiles } from '#skill-loader/package-files.js';
 import { checkDccMcp } from './dcc-mcp.js';
 import { readDccMcpPolicy } from './dcc-mcp-policy.js';
@@ -33,7 +34,11 @@ export async function loadAgentSkillPackage(dir: string): Promise<AgentSkillLoad
   const issues = new IssueList();
   const done = (pkg: AgentSkillPackage | null): AgentSkillLoadResult => ({ package: pkg, issues: issues.items, valid: !issues.hasErrors });
   const packageDir = resolve(dir);
-  const files = await listPackageFiles(packageDir).catch(() => null);
+  const files = await listPackageFiles(packageDir).catch((error: unknown) => (error instanceof PackageLinkOutside ? error : null));
+  if (files instanceof PackageLinkOutside) {
+    issues.error('policy', files.entry, '', files.message, 'Copy the file into the package, or link to a file inside it.');
+    return done(null);
+  }
   if (files === null) {
     issues.error(
       'files',

@@ -451,9 +451,9 @@ describe('loadAgentSkillPackage: fail-soft on the file system', () => {
       {
         severity: 'error',
         category: 'policy',
-        file: 'tools.yaml',
-        path: '/tools/0/source_file',
-        message: "tool 'run': source_file 'scripts/run.py' points outside the package",
+        file: 'scripts/run.py',
+        path: '',
+        message: "'scripts/run.py' is a symbolic link to a file outside the package: a package's files must be its own (copy the file in)",
       },
     ]);
   });

@@ -1,7 +1,18 @@
 import { createHash } from 'node:crypto';
-import { type Stats, lstatSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  type Stats,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 
 /** One file of a package as the store keeps it: POSIX relative path, normalised mode, bytes. */
 export interface PackageFile {
@@ -41,6 +52,36 @@ export class PackageTooLarge extends Error {
     );
     this.name = 'PackageTooLarge';
   }
+}
+
+/**
+ * A package's symbolic link to a file outside its own directory. Followed, it would make any file the reader may read a
+ * file of the package, stored and served back to anyone: `/proc/self/environ` (the registry's own tokens and database
+ * password) or `/etc/shadow` from a package on SKILL_PATHS (a checkout of someone else's repository, say).
+ */
+export class PackageLinkOutside extends Error {
+  constructor(readonly entry: string) {
+    super(`'${entry}' is a symbolic link to a file outside the package: a package's files must be its own (copy the file in)`);
+    this.name = 'PackageLinkOutside';
+  }
+}
+
+/**
+ * What the symbolic link at `absolute` (the package entry `entry`) points at, when that lies inside `realRoot` (the
+ * package directory's real path): its real path and status; null when it cannot be read (dangling, a loop, no
+ * permission: it is left out, as before). Throws PackageLinkOutside for a target outside the package.
+ */
+export function linkedFileInside(realRoot: string, absolute: string, entry: string): { path: string; info: Stats } | null {
+  let target: string;
+  try {
+    target = realpathSync(absolute);
+  } catch {
+    return null;
+  }
+  const inside = relative(realRoot, target);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) throw new PackageLinkOutside(entry);
+  const info = statSync(target, { throwIfNoEntry: false });
+  return info ? { path: target, info } : null;
 }
 
 /** Folder and file names that are never content: dependencies, VCS and editor folders, build output. */
@@ -88,12 +129,14 @@ export function manifestHash(manifest: ManifestEntry[]): string {
 const SYNC_IO_MAX_BYTES = 256 * 1024;
 
 /**
- * Reads a package directory into memory within `limits`: every regular file (symlinks to files
- * followed; linked directories are not, they could loop), minus skipped entries.
+ * Reads a package directory into memory within `limits`: every regular file (symlinks to files of the package
+ * followed; to a file outside it, PackageLinkOutside; linked directories are not followed, they could loop), minus
+ * skipped entries.
  */
 export async function readPackageDir(dir: string, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): Promise<PackageFile[]> {
   const files: PackageFile[] = [];
   let total = 0;
+  const realRoot = realpathSync(dir);
   const pending = [''];
   while (pending.length > 0) {
     const relative = pending.pop()!;
@@ -106,26 +149,19 @@ export async function readPackageDir(dir: string, limits: PackageLimits = DEFAUL
         pending.push(path);
         continue;
       }
-      const info = entry.isSymbolicLink() ? linkTarget(absolute) : lstatSync(absolute);
+      const linked = entry.isSymbolicLink() ? linkedFileInside(realRoot, absolute, path) : null;
+      const info = entry.isSymbolicLink() ? linked?.info : lstatSync(absolute);
       if (!info?.isFile()) continue;
       if (files.length + 1 > limits.maxFiles) throw new PackageTooLarge('PACKAGE_MAX_FILES', files.length + 1, limits.maxFiles);
       if (info.size > limits.maxFileBytes) throw new PackageTooLarge('PACKAGE_MAX_FILE_BYTES', info.size, limits.maxFileBytes, path);
       total += info.size;
       if (total > limits.maxTotalBytes) throw new PackageTooLarge('PACKAGE_MAX_BYTES', total, limits.maxTotalBytes);
-      const bytes = info.size <= SYNC_IO_MAX_BYTES ? readFileSync(absolute) : await readFile(absolute);
+      const source = linked?.path ?? absolute;
+      const bytes = info.size <= SYNC_IO_MAX_BYTES ? readFileSync(source) : await readFile(source);
       files.push({ path, mode: normaliseMode(info.mode), bytes });
     }
   }
   return files.sort((a, b) => compareCodeUnits(a.path, b.path));
-}
-
-/** What a symlink points at; null when that cannot be read (dangling, a loop, no permission): it is left out. */
-function linkTarget(path: string): Stats | null {
-  try {
-    return statSync(path);
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PackageLinkOutside, readPackageDir } from '#package-store/package-files.js';
 import { EMPTY_PACKAGE_HASH, findSkillPackages, hashSkillPackage, listPackageFiles } from './package-files.js';
 
 const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/skill-packages');
@@ -91,5 +92,33 @@ describe('hashSkillPackage', () => {
   it('gives an empty package the empty hash', async () => {
     await mkdir(join(scratch, 'empty'));
     expect(await hashSkillPackage(join(scratch, 'empty'))).toBe(EMPTY_PACKAGE_HASH);
+  });
+});
+
+describe('symbolic links in a package', () => {
+  it('follows a link to a file of the package; refuses one to a file outside it (PackageLinkOutside), as readPackageDir does', async () => {
+    const pkg = join(scratch, 'pkg');
+    await touch(join(pkg, 'SKILL.md'), '# notes');
+    await touch(join(pkg, 'docs/guide.md'), 'guide');
+    await symlink('docs/guide.md', join(pkg, 'guide.md'));
+    expect(await listPackageFiles(pkg)).toEqual(['SKILL.md', 'docs/guide.md', 'guide.md']);
+    expect((await readPackageDir(pkg)).map((file) => [file.path, file.bytes.toString()])).toEqual([
+      ['SKILL.md', '# notes'],
+      ['docs/guide.md', 'guide'],
+      ['guide.md', 'guide'],
+    ]);
+
+    await touch(join(scratch, 'secret.txt'), 'not the package’s');
+    for (const target of [join(scratch, 'secret.txt'), '../secret.txt', '/proc/self/environ']) {
+      await rm(join(pkg, 'leak.txt'), { force: true });
+      await symlink(target, join(pkg, 'leak.txt'));
+      await expect(listPackageFiles(pkg)).rejects.toThrow(PackageLinkOutside);
+      await expect(hashSkillPackage(pkg)).rejects.toThrow("'leak.txt' is a symbolic link to a file outside the package");
+      await expect(readPackageDir(pkg)).rejects.toThrow(PackageLinkOutside);
+    }
+    // A link that leads nowhere is no file of the package: left out, as before.
+    await rm(join(pkg, 'leak.txt'));
+    await symlink(join(scratch, 'missing'), join(pkg, 'dangling.txt'));
+    expect((await readPackageDir(pkg)).map((file) => file.path)).toEqual(['SKILL.md', 'docs/guide.md', 'guide.md']);
   });
 });

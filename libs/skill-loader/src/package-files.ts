@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { isSkippedEntry, manifestHash, sha256Hex } from '#package-store/package-files.js';
+import { isSkippedEntry, linkedFileInside, manifestHash, sha256Hex } from '#package-store/package-files.js';
 
 /** Files that make a directory a skill package. */
 const PACKAGE_MARKERS = ['definition.json', 'handler.ts', 'SKILL.md'] as const;
@@ -59,17 +59,23 @@ export async function listPackageFiles(dir: string): Promise<string[]> {
   return files.sort(compareCodeUnits);
 }
 
-async function collectFiles(root: string, dir: string, files: string[]): Promise<void> {
+async function collectFiles(root: string, dir: string, files: string[], realRoot = realpathSync(root)): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   for (const entry of entries) {
     if (isSkippedEntry(entry.name)) continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) await collectFiles(root, path, files);
-    // Symlinks are followed to files only: a linked directory could loop.
-    else if (entry.isFile() || (entry.isSymbolicLink() && (await stat(path).catch(() => null))?.isFile())) {
-      files.push(relative(root, path).split(sep).join('/'));
-    }
+    if (entry.isDirectory()) await collectFiles(root, path, files, realRoot);
+    else if (entry.isFile() || isLinkedFile(realRoot, root, path, entry)) files.push(packagePath(root, path));
   }
+}
+
+/** Symlinks are followed to files of the package only (one outside: PackageLinkOutside); a linked directory could loop. */
+function isLinkedFile(realRoot: string, root: string, path: string, entry: Dirent): boolean {
+  return entry.isSymbolicLink() && linkedFileInside(realRoot, path, packagePath(root, path))?.info.isFile() === true;
+}
+
+function packagePath(root: string, path: string): string {
+  return relative(root, path).split(sep).join('/');
 }
 
 /**
@@ -101,14 +107,12 @@ export function hashSkillPackageSync(dir: string): string {
   );
 }
 
-function collectFilesSync(root: string, dir: string, files: string[]): void {
+function collectFilesSync(root: string, dir: string, files: string[], realRoot = realpathSync(root)): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (isSkippedEntry(entry.name)) continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) collectFilesSync(root, path, files);
-    else if (entry.isFile() || (entry.isSymbolicLink() && statSync(path, { throwIfNoEntry: false })?.isFile())) {
-      files.push(relative(root, path).split(sep).join('/'));
-    }
+    if (entry.isDirectory()) collectFilesSync(root, path, files, realRoot);
+    else if (entry.isFile() || isLinkedFile(realRoot, root, path, entry)) files.push(packagePath(root, path));
   }
 }
 

@@ -1,7 +1,7 @@
 import { countIssues } from '#skill-loader/index.js';
 import { basename, dirname } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { PackageTooLarge, manifestHash, manifestOf, readPackageDir, type PackageFile } from '#package-store/index.js';
+import { PackageLinkOutside, PackageTooLarge, manifestHash, manifestOf, readPackageDir, type PackageFile } from '#package-store/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import type { NewSkillVersion, SkillVersionRecord } from '../catalog/skill-records.js';
 import { SkillsRepository } from '../catalog/skills.repository.js';
@@ -129,7 +129,9 @@ export class RegisterSkill {
           ? `${error.code}: ${error.message}`
           : error instanceof PackageTooLarge
             ? `PACKAGE_TOO_LARGE: ${error.message}`
-            : (error as Error).message;
+            : error instanceof PackageLinkOutside
+              ? `PACKAGE_LINK_OUTSIDE: ${error.message}`
+              : (error as Error).message;
       // The caller reports the refusal with its reason (discovery's log and report, the admin API's answer);
       // the stack is for debugging an unexpected failure.
       this.logger.debug(`could not register ${packagePath}: ${(error as Error).stack ?? message}`);
