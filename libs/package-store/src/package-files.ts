@@ -67,9 +67,10 @@ export class PackageLinkOutside extends Error {
 }
 
 /**
- * What the symbolic link at `absolute` (the package entry `entry`) points at, when that lies inside `realRoot` (the
- * package directory's real path): its real path and status; null when it cannot be read (dangling, a loop, no
- * permission: it is left out, as before). Throws PackageLinkOutside for a target outside the package.
+ * The file the symbolic link at `absolute` (the package entry `entry`) leads to, when it lies inside `realRoot` (the
+ * package directory's real path): its real path and status. Null when it leads to no regular file (dangling, a loop,
+ * no permission, a directory — not followed, it could loop — or a device): left out, as before. Throws
+ * PackageLinkOutside for a file outside the package.
  */
 export function linkedFileInside(realRoot: string, absolute: string, entry: string): { path: string; info: Stats } | null {
   let target: string;
@@ -78,10 +79,11 @@ export function linkedFileInside(realRoot: string, absolute: string, entry: stri
   } catch {
     return null;
   }
-  const inside = relative(realRoot, target);
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) throw new PackageLinkOutside(entry);
   const info = statSync(target, { throwIfNoEntry: false });
-  return info ? { path: target, info } : null;
+  if (!info?.isFile()) return null;
+  const inside = relative(realRoot, target);
+  if (inside.startsWith('..') || isAbsolute(inside)) throw new PackageLinkOutside(entry);
+  return { path: target, info };
 }
 
 /** Folder and file names that are never content: dependencies, VCS and editor folders, build output. */

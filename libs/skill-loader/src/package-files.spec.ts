@@ -116,9 +116,10 @@ describe('symbolic links in a package', () => {
       await expect(hashSkillPackage(pkg)).rejects.toThrow("'leak.txt' is a symbolic link to a file outside the package");
       await expect(readPackageDir(pkg)).rejects.toThrow(PackageLinkOutside);
     }
-    // A link that leads nowhere is no file of the package: left out, as before.
+    // A link that leads nowhere, or to a directory (never followed: it could loop), is no file of the package: left out.
     await rm(join(pkg, 'leak.txt'));
     await symlink(join(scratch, 'missing'), join(pkg, 'dangling.txt'));
+    await symlink(scratch, join(pkg, 'outside-dir'));
     expect((await readPackageDir(pkg)).map((file) => file.path)).toEqual(['SKILL.md', 'docs/guide.md', 'guide.md']);
   });
 });
