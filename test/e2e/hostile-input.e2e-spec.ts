@@ -24,6 +24,14 @@ describe('hostile input on every transport', () => {
     db = await createTestDatabase('hostile');
     root = await tempRoot();
     await writeEchoSkill(root);
+    // A publisher's schema with a pattern that backtracks exponentially (zod's regex becomes the JSON Schema's pattern).
+    await writeEchoSkill(root, {
+      name: 'match_words',
+      schemaSource: `import { z } from '@skill-registry/sdk';
+export const EchoInput = z.object({ text: z.string().regex(/^(\\w+\\s?)*$/).describe('Words') }).strict();
+export const EchoOutput = z.object({ text: z.string().describe('The same text'), length: z.number().int().describe('Length') });
+`,
+    });
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix: `test-hostile-${process.pid}` });
     client = registryClient(grpcPort(registry));
     raw = new grpc.Client(`127.0.0.1:${grpcPort(registry)}`, grpc.credentials.createInsecure());
@@ -56,6 +64,23 @@ describe('hostile input on every transport', () => {
       type: response.headers.get('content-type'),
       body: (await response.json()) as any,
     }));
+
+  // The pattern runs in the registry's process on the caller's input: on the backtracking engine alone, 40 word
+  // characters and a '!' would hold its event loop for hours, and every other request with it.
+  it("refuses input that would make a publisher's pattern backtrack for ever, at once, while other requests are served", async () => {
+    const promoted = await post('/v1/admin/skills/match_words/versions/1.0.0/promote', JSON.stringify({ force: true, reason: 'test' }));
+    expect(promoted.status).toBe(200);
+    const before = await snapshot();
+    const hostile = 'a'.repeat(5000) + '!';
+    const [refused, health] = await Promise.all([
+      post('/v1/skills/match_words/executions', JSON.stringify({ input: { text: hostile } })),
+      fetch(`${registry.baseUrl}/healthz`).then((response) => response.status),
+    ]);
+    expect(refused).toMatchObject({ status: 422, type: expect.stringContaining('application/problem+json') });
+    expect(JSON.stringify(refused.body.errors ?? refused.body)).toContain('must match pattern');
+    expect(health).toBe(200);
+    expect(await snapshot()).toBe(before);
+  });
 
   it('refuses NUL characters and lone surrogates in query parameters, bodies and session ids with 400 naming the field', async () => {
     const before = await snapshot();

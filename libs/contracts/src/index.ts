@@ -8,3 +8,4 @@ export * from './examples.js';
 export * from './skill-tools.js';
 export * from './skill-sidecars.js';
 export * from './workflows.js';
+export * from './schema-pattern.js';

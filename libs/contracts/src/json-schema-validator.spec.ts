@@ -1,4 +1,5 @@
 import { JsonSchemaValidator } from './json-schema-validator.js';
+import { schemaRegExp } from './schema-pattern.js';
 
 const schema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -28,5 +29,45 @@ describe('JsonSchemaValidator', () => {
 
   it('names a missing required property', () => {
     expect(validator.validate(schema, {})).toEqual([{ pointer: '/', message: "missing required property 'voltage_v'" }]);
+  });
+});
+
+// A publisher's pattern runs on anyone's input in the registry and the executor, on the process's event loop.
+describe('JsonSchemaValidator: publishers’ patterns', () => {
+  const validator = new JsonSchemaValidator();
+  const EXPONENTIAL = ['^(a+)+$', '^(a|a?)+$', '^(\\w+\\s?)*$'];
+
+  it('compiles a pattern that needs no Unicode mode without it, so that V8 may rerun it on its linear-time engine', () => {
+    expect(schemaRegExp('^(a+)+$', 'u').flags).toBe('');
+    expect(schemaRegExp('^\\p{Lu}$', 'u').flags).toBe('u');
+    expect(schemaRegExp('^\\u{1F600}$', 'u').flags).toBe('u');
+    expect(schemaRegExp('^😀$', 'u').flags).toBe('u');
+  });
+
+  // A liveness bound, not a speed target: each of these against 25 `a`s and a `!` took 1.2–7.6 s on the backtracking
+  // engine alone here (2026-12-06), and answers in milliseconds on the linear one; against 100 it would never end.
+  it('answers for patterns that backtrack exponentially, in pattern and patternProperties, without holding the process', () => {
+    const started = performance.now();
+    for (const length of [25, 100, 10_000]) {
+      const hostile = 'a'.repeat(length) + '!';
+      for (const pattern of EXPONENTIAL) {
+        expect(validator.validate({ type: 'string', pattern }, hostile)).toEqual([
+          { pointer: '/', message: `must match pattern "${pattern}"` },
+        ]);
+        expect(validator.validate({ type: 'string', pattern }, 'aaaa')).toEqual([]);
+      }
+      const keyed = { type: 'object', patternProperties: { '^(a+)+$': { type: 'number' } }, additionalProperties: false };
+      expect(validator.validate(keyed, { [hostile]: 1 })).toEqual([{ pointer: '/', message: `unknown property '${hostile}'` }]);
+    }
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('keeps the meaning of Unicode patterns and of patterns with lookaround', () => {
+    expect(validator.validate({ type: 'string', pattern: '^\\p{Lu}\\p{Ll}+$' }, 'Élan')).toEqual([]);
+    expect(validator.validate({ type: 'string', pattern: '^\\p{Lu}\\p{Ll}+$' }, 'élan')).toHaveLength(1);
+    expect(validator.validate({ type: 'string', pattern: '^\\u{1F600}$' }, '😀')).toEqual([]);
+    expect(validator.validate({ type: 'string', pattern: '^(?!\\.)[a-z.]+$' }, 'a.b')).toEqual([]);
+    expect(validator.validate({ type: 'string', pattern: '^(?!\\.)[a-z.]+$' }, '.ab')).toHaveLength(1);
+    expect(validator.validate({ type: 'string', format: 'email' }, 'a@b.example')).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
+import { schemaRegExp } from './schema-pattern.js';
 
 // ajv-formats is CommonJS; under ESM its function is the default export's default.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
@@ -27,7 +28,8 @@ export class JsonSchemaValidator {
   /** Made on the first compile: the processes hold several validators, and a start need not pay for them. */
   private get ajv(): Ajv2020 {
     if (this.instance === null) {
-      this.instance = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+      // Patterns on the linear-time engine where they can be: the schemas are publishers' (see schema-pattern.ts).
+      this.instance = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, code: { regExp: schemaRegExp } });
       addFormats(this.instance);
     }
     return this.instance;

@@ -8,6 +8,7 @@ import { rename, unlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
+import { SCHEMA_REGEXP_MODULE, schemaRegExp } from '#contracts/schema-pattern.js';
 import type { SkillExample } from './definition.js';
 import { IssueList } from './issues.js';
 import type { SchemaRole } from './schema-check.js';
@@ -28,7 +29,7 @@ const requireForValidators = createRequire(import.meta.url);
 const VALIDATOR_KEY = [
   `ajv@${(requireForValidators('ajv/package.json') as { version: string }).version}`,
   `ajv-formats@${(requireForValidators('ajv-formats/package.json') as { version: string }).version}`,
-  'draft2020;allErrors;strict=false;formats=full;optimize=false',
+  'draft2020;allErrors;strict=false;formats=full;optimize=false;regExp=schemaRegExp',
 ].join(';');
 
 /**
@@ -49,7 +50,12 @@ export class ExampleValidator {
       // No optimisation pass over the generated code: a validator here checks a package's few examples once, and
       // the pass cost about 15% of each compile (0.81 against 0.68 ms), the registry's largest CPU item at a
       // first start with many new packages. It changes the code's shape, never what it accepts.
-      code: { source: cacheDir !== null, optimize: false, formats: _`require("ajv-formats/dist/formats").fullFormats` },
+      code: {
+        source: cacheDir !== null,
+        optimize: false,
+        formats: _`require("ajv-formats/dist/formats").fullFormats`,
+        regExp: schemaRegExp, // publishers' patterns on the linear-time engine where they can be (see schema-pattern.ts)
+      },
     });
     addFormats(this.ajv);
   }
@@ -116,6 +122,11 @@ export class ExampleValidator {
   }
 }
 
+/** The `require` of cached validator code: schemaRegExp by its module name (see SCHEMA_REGEXP_MODULE), the rest as here. */
+function requireInValidators(id: string): unknown {
+  return id === SCHEMA_REGEXP_MODULE ? { schemaRegExp } : requireForValidators(id);
+}
+
 function loadStandalone(file: string): ValidateFunction | null {
   let code: string;
   try {
@@ -125,7 +136,7 @@ function loadStandalone(file: string): ValidateFunction | null {
   }
   try {
     const module = { exports: {} as unknown };
-    new Function('module', 'exports', 'require', code)(module, module.exports, requireForValidators);
+    new Function('module', 'exports', 'require', code)(module, module.exports, requireInValidators);
     return typeof module.exports === 'function' ? (module.exports as ValidateFunction) : null;
   } catch {
     return null;
