@@ -20,7 +20,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * Kept in node_modules: each reads files relative to its own code (gRPC's protos, Swagger UI's assets, jiti's
- * lazily loaded parts) or loads a native addon (SWC, msgpackr's extractor).
+ * lazily loaded parts, recheck's worker) or loads a native addon or program (SWC, msgpackr's extractor, recheck's).
  */
 const READ_BESIDE_THEIR_CODE = [
   '@grpc/grpc-js',
@@ -30,6 +30,7 @@ const READ_BESIDE_THEIR_CODE = [
   '@swc/core',
   'jiti',
   'msgpackr-extract',
+  'recheck',
 ];
 
 /**

@@ -32,6 +32,14 @@ export const EchoInput = z.object({ text: z.string().regex(/^(\\w+\\s?)*$/).desc
 export const EchoOutput = z.object({ text: z.string().describe('The same text'), length: z.number().int().describe('Length') });
 `,
     });
+    // The same with a lookahead in front: V8's linear-time engine cannot run it, so registration refuses it.
+    await writeEchoSkill(root, {
+      name: 'lookahead_words',
+      schemaSource: `import { z } from '@skill-registry/sdk';
+export const EchoInput = z.object({ text: z.string().regex(/^(?=\\w)(\\w+\\s?)*$/).describe('Words') }).strict();
+export const EchoOutput = z.object({ text: z.string().describe('The same text'), length: z.number().int().describe('Length') });
+`,
+    });
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix: `test-hostile-${process.pid}` });
     client = registryClient(grpcPort(registry));
     raw = new grpc.Client(`127.0.0.1:${grpcPort(registry)}`, grpc.credentials.createInsecure());
@@ -80,6 +88,13 @@ export const EchoOutput = z.object({ text: z.string().describe('The same text'),
     expect(JSON.stringify(refused.body.errors ?? refused.body)).toContain('must match pattern');
     expect(health).toBe(200);
     expect(await snapshot()).toBe(before);
+  });
+
+  it('keeps a package whose pattern V8 cannot run in linear time and that backtracks exponentially a DRAFT, naming it', async () => {
+    const version = await call(registry.baseUrl, 'GET', '/v1/skills/lookahead_words/versions/1.0.0', { token: ADMIN_TOKEN });
+    expect(version.body.status).toBe('DRAFT');
+    expect(JSON.stringify(version.body)).toContain('is not safe to run on callers');
+    expect(JSON.stringify(version.body)).toContain('exponential time');
   });
 
   it('refuses NUL characters and lone surrogates in query parameters, bodies and session ids with 400 naming the field', async () => {

@@ -4,6 +4,7 @@ import { describeValue } from '#skill-loader/describe.js';
 import { IssueList } from '#skill-loader/issues.js';
 import { PackageLinkOutside } from '#package-store/package-files.js';
 import { listPackageFiles } from '#skill-loader/package-files.js';
+import { UNSAFE_PATTERN_HINT, unsafePatternMessage, unsafePatterns } from '#contracts/schema-pattern.js';
 import { checkDccMcp } from './dcc-mcp.js';
 import { readDccMcpPolicy } from './dcc-mcp-policy.js';
 import { parseDepends } from './depends.js';
@@ -62,7 +63,31 @@ export async function loadAgentSkillPackage(dir: string): Promise<AgentSkillLoad
   const frontmatter = await readFrontmatter(packageDir, files, issues);
   if (frontmatter === null) return done(null);
   const fields = checkFrontmatter(frontmatter.raw, basename(packageDir), issues);
-  return done(await assemblePackage(packageDir, files, fields, frontmatter.body, issues));
+  const pkg = await assemblePackage(packageDir, files, fields, frontmatter.body, issues);
+  if (pkg) await checkPatterns(pkg, issues);
+  return done(pkg);
+}
+
+/** Every tool's and workflow's schemas against the pattern rule (see unsafePatterns). */
+async function checkPatterns(pkg: AgentSkillPackage, issues: IssueList): Promise<void> {
+  const sites = [
+    ...pkg.tools.flatMap((tool) => [
+      { label: `tool '${tool.name}'`, role: 'input' as const, schema: tool.inputSchema },
+      { label: `tool '${tool.name}'`, role: 'output' as const, schema: tool.outputSchema },
+    ]),
+    ...pkg.workflows.map((workflow) => ({ label: `workflow '${workflow.name}'`, role: 'input' as const, schema: workflow.input_schema })),
+  ];
+  for (const site of sites) {
+    for (const unsafe of await unsafePatterns(site.schema)) {
+      issues.error(
+        'schema',
+        'tools.yaml',
+        unsafe.pointer,
+        `${site.label}: ${unsafePatternMessage(site.role, unsafe)}`,
+        UNSAFE_PATTERN_HINT,
+      );
+    }
+  }
 }
 
 async function readFrontmatter(

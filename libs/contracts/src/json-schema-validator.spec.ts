@@ -1,5 +1,5 @@
 import { JsonSchemaValidator } from './json-schema-validator.js';
-import { schemaRegExp } from './schema-pattern.js';
+import { schemaRegExp, unsafePatterns } from './schema-pattern.js';
 
 const schema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -69,5 +69,38 @@ describe('JsonSchemaValidator: publishers’ patterns', () => {
     expect(validator.validate({ type: 'string', pattern: '^(?!\\.)[a-z.]+$' }, 'a.b')).toEqual([]);
     expect(validator.validate({ type: 'string', pattern: '^(?!\\.)[a-z.]+$' }, '.ab')).toHaveLength(1);
     expect(validator.validate({ type: 'string', format: 'email' }, 'a@b.example')).toEqual([]);
+  });
+});
+
+// What V8's linear-time engine cannot run is analysed at registration (recheck, in its own process), and refused when
+// it can backtrack for long: otherwise a lookahead in front of (a+)+ would be enough to get past schemaRegExp.
+describe('unsafePatterns: what a registration refuses', () => {
+  it('passes patterns the linear-time engine runs (protected at run time) and safe ones it cannot run', async () => {
+    expect(
+      await unsafePatterns({
+        type: 'object',
+        properties: {
+          a: { type: 'string', pattern: '^(a+)+$' },
+          b: { type: 'string', pattern: '^\\p{L}+$' },
+          c: { pattern: '^(?!\\.)[a-z.]+$' },
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  it('refuses one it cannot run that backtracks exponentially, in pattern and patternProperties, naming where and why', async () => {
+    const unsafe = await unsafePatterns({
+      type: 'object',
+      properties: { words: { type: 'string', pattern: '^(?=\\w)(\\w+\\s?)*$' } },
+      patternProperties: { '^(\\p{L}+)+$': { type: 'number' } },
+      // data, not schemas: never analysed
+      examples: [{ pattern: '^(?=a)(a+)+$' }],
+      default: { pattern: '^(?=a)(a+)+$' },
+    });
+    expect(unsafe.map(({ pointer, pattern }) => ({ pointer, pattern }))).toEqual([
+      { pointer: '/properties/words/pattern', pattern: '^(?=\\w)(\\w+\\s?)*$' },
+      { pointer: '/patternProperties/^(\\p{L}+)+$', pattern: '^(\\p{L}+)+$' },
+    ]);
+    expect(unsafe[0]?.reason).toMatch(/V8 cannot run it in linear time .*, and it can take exponential time, e\.g\. on /);
   });
 });

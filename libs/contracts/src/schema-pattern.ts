@@ -1,4 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
+import { LRUCache } from 'lru-cache';
+import { check } from 'recheck';
 
 /**
  * A skill's JSON Schemas are its publisher's, and their `pattern` and `patternProperties` run in the registry and the
@@ -13,6 +15,8 @@ import { setFlagsFromString } from 'node:v8';
  * patterns may use it.
  */
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+// The `l` flag, by which runsOnLinearEngine asks V8 whether its linear-time engine can run a pattern at all.
+setFlagsFromString('--enable-experimental-regexp-engine');
 
 /** What Ajv's standalone code (the examples check's cache of compiled validators) requires to find schemaRegExp. */
 export const SCHEMA_REGEXP_MODULE = 'skill-registry:schema-regexp';
@@ -33,3 +37,99 @@ export const schemaRegExp = Object.assign(
   },
   { code: `require(${JSON.stringify(SCHEMA_REGEXP_MODULE)}).schemaRegExp` },
 );
+
+/** A pattern of a schema that could backtrack for long on some input, and why (see unsafePatterns). */
+export interface UnsafePattern {
+  /** JSON pointer, in the schema, of the `pattern` keyword or the `patternProperties` key. */
+  pointer: string;
+  pattern: string;
+  reason: string;
+}
+
+/** Keywords whose values are data, not schemas: a `pattern` inside them is no pattern. */
+const DATA_KEYWORDS = new Set(['const', 'default', 'enum', 'examples']);
+const ANALYSIS_TIMEOUT_MS = 2000;
+const verdicts = new LRUCache<string, Promise<string | null>>({ max: 2000 });
+
+/**
+ * The patterns of `schema` (`pattern` values, `patternProperties` keys) that are not safe to run on anyone's input: the
+ * ones V8's linear-time engine cannot run (lookaround, backreferences, Unicode mode, very large counted repetitions), so
+ * that nothing would stop their backtracking, and that recheck (a ReDoS checker, in its own process) finds
+ * super-linear, or cannot show linear within 2 s. A registration refuses them. Patterns the engine can run are not
+ * analysed: schemaRegExp protects them at run time.
+ */
+export async function unsafePatterns(schema: unknown): Promise<UnsafePattern[]> {
+  const found: { pointer: string; pattern: string }[] = [];
+  collectPatterns(schema, '', found);
+  const unsafe: UnsafePattern[] = [];
+  for (const { pointer, pattern } of found) {
+    const reason = await verdictOn(pattern);
+    if (reason !== null) unsafe.push({ pointer, pattern, reason });
+  }
+  return unsafe;
+}
+
+function collectPatterns(node: unknown, pointer: string, found: { pointer: string; pattern: string }[]): void {
+  if (Array.isArray(node)) {
+    node.forEach((item, index) => collectPatterns(item, `${pointer}/${index}`, found));
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node)) {
+    const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (DATA_KEYWORDS.has(key)) continue;
+    if (key === 'pattern' && typeof value === 'string') found.push({ pointer: at, pattern: value });
+    if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const name of Object.keys(value))
+        found.push({ pointer: `${at}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, pattern: name });
+    }
+    collectPatterns(value, at, found);
+  }
+}
+
+function verdictOn(pattern: string): Promise<string | null> {
+  const unicode = NEEDS_UNICODE.test(pattern);
+  if (!unicode && runsOnLinearEngine(pattern)) return Promise.resolve(null);
+  let verdict = verdicts.get(pattern);
+  if (verdict === undefined) {
+    verdict = analyse(pattern, unicode ? 'u' : '');
+    verdicts.set(pattern, verdict);
+  }
+  return verdict;
+}
+
+function runsOnLinearEngine(pattern: string): boolean {
+  try {
+    // V8's own flag for its linear-time engine (valid once --enable-experimental-regexp-engine is set, above).
+    // eslint-disable-next-line no-invalid-regexp
+    new RegExp(pattern, 'l');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function analyse(pattern: string, flags: string): Promise<string | null> {
+  const unprotected = 'V8 cannot run it in linear time (lookaround, a backreference, Unicode mode or a large counted repetition)';
+  let diagnostics: Awaited<ReturnType<typeof check>>;
+  try {
+    diagnostics = await check(pattern, flags, { timeout: ANALYSIS_TIMEOUT_MS });
+  } catch (error) {
+    return `${unprotected}, and it could not be analysed: ${(error as Error).message}`;
+  }
+  if (diagnostics.status === 'safe') return null;
+  if (diagnostics.status === 'vulnerable') {
+    return `${unprotected}, and it can take ${diagnostics.complexity.type} time, e.g. on ${diagnostics.attack.pattern}`;
+  }
+  // Not a valid pattern at all: the schema's own check reports that.
+  if (diagnostics.error.kind === 'invalid') return null;
+  return `${unprotected}, and it could not be shown to run in linear time (${diagnostics.error.kind})`;
+}
+
+/** The finding of a registration that meets an unsafe pattern in its `role` schema. */
+export function unsafePatternMessage(role: 'input' | 'output', unsafe: UnsafePattern): string {
+  return `the ${role} schema's pattern ${JSON.stringify(unsafe.pattern)} is not safe to run on callers' input: ${unsafe.reason}`;
+}
+
+export const UNSAFE_PATTERN_HINT =
+  "Patterns run on everyone's input in the registry and the executor. Write it without lookaround and backreferences (V8 then stops any long backtracking), or without a repetition inside a repetition such as (a+)+.";

@@ -14,6 +14,7 @@ import { cacheSubdir } from './cache-dir.js';
 import type { PackageModuleRuntime } from './module-runtime.js';
 import { EMPTY_PACKAGE_HASH, hashSkillPackageSync } from './package-files.js';
 import { checkSkillEntry, checkSkillMarkdown } from './skill-md.js';
+import { UNSAFE_PATTERN_HINT, unsafePatternMessage, unsafePatterns } from '#contracts/schema-pattern.js';
 
 /** A skill package as read from disk: what could be loaded, and every issue found. */
 export interface LoadedSkillPackage {
@@ -214,6 +215,13 @@ export class SkillPackageLoader {
     issues.items.push(...inspection.issues);
     result.inputJsonSchema = inspection.inputJsonSchema;
     result.outputJsonSchema = inspection.outputJsonSchema;
+    for (const [role, jsonSchema] of [
+      ['input', result.inputJsonSchema],
+      ['output', result.outputJsonSchema],
+    ] as const) {
+      for (const unsafe of await unsafePatterns(jsonSchema))
+        issues.error('schema', 'schema.ts', unsafe.pointer, unsafePatternMessage(role, unsafe), UNSAFE_PATTERN_HINT);
+    }
 
     if (fields.examples !== undefined) {
       if (fields.examples.length === 0) {
