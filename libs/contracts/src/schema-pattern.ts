@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { LRUCache } from 'lru-cache';
 import { check } from 'recheck';
+import { childPointer } from './json-pointer.js';
 
 /**
  * A skill's JSON Schemas are its publisher's, and their `pattern` and `patternProperties` run in the registry and the
@@ -10,9 +11,9 @@ import { check } from 'recheck';
  * that on for the process. The engine has no lookaround, backreference or Unicode mode (the `u` flag), so each pattern
  * is compiled without `u` when it does not need it: a pattern without `\p{…}`, `\u{…}` or characters beyond the Basic
  * Multilingual Plane means the same either way, but for what `.` and a negated class count as one character in a
- * string with such characters (two UTF-16 units without `u`). A pattern with lookaround or a backreference (zod's email
- * pattern has lookaheads) keeps the backtracking engine. Written by hand: the engine is V8's; the rule is which
- * patterns may use it.
+ * string with such characters (two UTF-16 units without `u`). A pattern the engine cannot run (lookaround, a
+ * backreference, Unicode mode) keeps the backtracking engine: unsafePatterns (below) is what a registration checks of
+ * those. Written by hand: the engine is V8's and the analysis recheck's; the rule is which patterns may use which.
  */
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 // The `l` flag, by which runsOnLinearEngine asks V8 whether its linear-time engine can run a pattern at all.
@@ -71,17 +72,16 @@ export async function unsafePatterns(schema: unknown): Promise<UnsafePattern[]> 
 
 function collectPatterns(node: unknown, pointer: string, found: { pointer: string; pattern: string }[]): void {
   if (Array.isArray(node)) {
-    node.forEach((item, index) => collectPatterns(item, `${pointer}/${index}`, found));
+    node.forEach((item, index) => collectPatterns(item, childPointer(pointer, index), found));
     return;
   }
   if (node === null || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node)) {
-    const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    const at = childPointer(pointer, key);
     if (DATA_KEYWORDS.has(key)) continue;
     if (key === 'pattern' && typeof value === 'string') found.push({ pointer: at, pattern: value });
     if (key === 'patternProperties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      for (const name of Object.keys(value))
-        found.push({ pointer: `${at}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, pattern: name });
+      for (const name of Object.keys(value)) found.push({ pointer: childPointer(at, name), pattern: name });
     }
     collectPatterns(value, at, found);
   }

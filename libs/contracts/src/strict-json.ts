@@ -1,4 +1,5 @@
 import secureJson from 'secure-json-parse';
+import { childPointer } from './json-pointer.js';
 
 /**
  * Strict reading of untrusted JSON, shared by every transport: valid UTF-8 only, nesting bounded
@@ -114,10 +115,10 @@ export function assertStorableText(value: unknown, basePointer = ''): void {
     } else if (ArrayBuffer.isView(current)) {
       continue; // bytes (a gRPC `bytes` field) are not text
     } else if (Array.isArray(current)) {
-      current.forEach((item, index) => pending.push([item, `${pointer}/${index}`]));
+      current.forEach((item, index) => pending.push([item, childPointer(pointer, index)]));
     } else if (current && typeof current === 'object') {
       for (const [key, item] of Object.entries(current)) {
-        const child = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        const child = childPointer(pointer, key);
         const reason = unstorableTextReason(key);
         if (reason) throw new JsonRejected(`key ${reason}`, child, 'unstorable');
         pending.push([item, child]);

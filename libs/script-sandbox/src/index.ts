@@ -12,4 +12,4 @@ export { createScratchDirectory, removeScratchDirectory, pathReachableBy } from 
 export type { HostSetup } from './script-launch.js';
 export { probeRuntimes } from './runtime-probe.js';
 export { RUN_VARIABLES } from './script-environment.js';
-export { ensurePrivateDirectory } from './private-directory.js';
+export { ensurePrivateDirectory, privacyProblem } from './private-directory.js';

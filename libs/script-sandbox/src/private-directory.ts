@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -41,14 +42,23 @@ export async function ensurePrivateDirectory(dir: string, remedy: string, mode =
     }
   }
   for (let current = real; ; current = path.dirname(current)) {
-    const info = await stat(current);
-    if (info.uid !== own && info.uid !== 0)
-      throw new UnsafeDirectory(current, `it belongs to uid ${info.uid}, not to this service (uid ${own}) or root`, remedy);
-    const writableByOthers = (info.mode & WRITABLE_BY_OTHERS) !== 0;
-    if (writableByOthers && (current === real || (info.mode & STICKY) === 0)) {
-      const permissions = (info.mode & 0o7777).toString(8).padStart(4, '0');
-      throw new UnsafeDirectory(current, `other users may write to it (mode ${permissions})`, remedy);
-    }
+    const problem = privacyProblem(await stat(current), current === real);
+    if (problem !== null) throw new UnsafeDirectory(current, problem, remedy);
     if (current === path.dirname(current)) return real;
   }
+}
+
+/**
+ * Why a directory with status `info` is not private to this process's user (see ensurePrivateDirectory), or null:
+ * another user's, or writable by others — which a directory above `dir` may be when it is sticky, `dir` itself never.
+ */
+export function privacyProblem(info: Stats, isTheDirectory: boolean): string | null {
+  const own = process.getuid?.();
+  if (own === undefined) return null;
+  if (info.uid !== own && info.uid !== 0) return `it belongs to uid ${info.uid}, not to this service (uid ${own}) or root`;
+  const writableByOthers = (info.mode & WRITABLE_BY_OTHERS) !== 0;
+  if (writableByOthers && (isTheDirectory || (info.mode & STICKY) === 0)) {
+    return `other users may write to it (mode ${(info.mode & 0o7777).toString(8).padStart(4, '0')})`;
+  }
+  return null;
 }

@@ -2,6 +2,7 @@ import { accessSync, constants, lstatSync, statSync, statfsSync } from 'node:fs'
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { PackageInspector, type InspectionTrust } from '#handler-sandbox/index.js';
+import { privacyProblem } from '#script-sandbox/index.js';
 import type { CodeInspector } from '#skill-loader/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
@@ -81,5 +82,5 @@ export function memoryCopyRoot(sharedMemory = SHARED_MEMORY, minFreeBytes = MIN_
 function takenByOthers(dir: string): boolean {
   const info = lstatSync(dir, { throwIfNoEntry: false });
   if (!info) return false;
-  return !info.isDirectory() || (info.uid !== process.getuid?.() && info.uid !== 0) || (info.mode & 0o022) !== 0;
+  return !info.isDirectory() || privacyProblem(info, true) !== null;
 }
