@@ -40,6 +40,19 @@ export const EchoInput = z.object({ text: z.string().regex(/^(?=\\w)(\\w+\\s?)*$
 export const EchoOutput = z.object({ text: z.string().describe('The same text'), length: z.number().int().describe('Length') });
 `,
     });
+    // A publisher's uniqueItems over objects (zod's meta goes into the JSON Schema as it is).
+    await writeEchoSkill(root, {
+      name: 'unique_tags',
+      schemaSource: `import { z } from '@skill-registry/sdk';
+export const EchoInput = z
+  .object({
+    text: z.string().describe('Text'),
+    tags: z.array(z.object({ k: z.number().describe('Key') })).meta({ uniqueItems: true }).optional().describe('Tags'),
+  })
+  .strict();
+export const EchoOutput = z.object({ text: z.string().describe('The same text'), length: z.number().int().describe('Length') });
+`,
+    });
     registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix: `test-hostile-${process.pid}` });
     client = registryClient(grpcPort(registry));
     raw = new grpc.Client(`127.0.0.1:${grpcPort(registry)}`, grpc.credentials.createInsecure());
@@ -86,6 +99,23 @@ export const EchoOutput = z.object({ text: z.string().describe('The same text'),
     ]);
     expect(refused).toMatchObject({ status: 422, type: expect.stringContaining('application/problem+json') });
     expect(JSON.stringify(refused.body.errors ?? refused.body)).toContain('must match pattern');
+    expect(health).toBe(200);
+    expect(await snapshot()).toBe(before);
+  });
+
+  // Ajv compared every item of an array of objects with every other: 80,000 distinct tags (about 900 KB, under the
+  // 1 MiB limit) whose first two are equal held the registry's event loop for minutes.
+  it('refuses duplicate items in a large array at once, while other requests are served', async () => {
+    const promoted = await post('/v1/admin/skills/unique_tags/versions/1.0.0/promote', JSON.stringify({ force: true, reason: 'test' }));
+    expect(promoted.status).toBe(200);
+    const before = await snapshot();
+    const tags = [{ k: 0 }, ...Array.from({ length: 80_000 }, (_, index) => ({ k: index }))];
+    const [refused, health] = await Promise.all([
+      post('/v1/skills/unique_tags/executions', JSON.stringify({ input: { text: 'x', tags } })),
+      fetch(`${registry.baseUrl}/healthz`).then((response) => response.status),
+    ]);
+    expect(refused).toMatchObject({ status: 422, type: expect.stringContaining('application/problem+json') });
+    expect(JSON.stringify(refused.body.errors)).toContain('must NOT have duplicate items (items ## 0 and 1 are identical)');
     expect(health).toBe(200);
     expect(await snapshot()).toBe(before);
   });

@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
 import { schemaRegExp } from './schema-pattern.js';
+import { linearUniqueItems } from './unique-items.js';
 
 // ajv-formats is CommonJS; under ESM its function is the default export's default.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
@@ -28,8 +29,11 @@ export class JsonSchemaValidator {
   /** Made on the first compile: the processes hold several validators, and a start need not pay for them. */
   private get ajv(): Ajv2020 {
     if (this.instance === null) {
-      // Patterns on the linear-time engine where they can be: the schemas are publishers' (see schema-pattern.ts).
-      this.instance = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, code: { regExp: schemaRegExp } });
+      // The schemas are publishers': patterns on the linear-time engine where they can be (see schema-pattern.ts),
+      // uniqueItems in linear time (see unique-items.ts).
+      this.instance = linearUniqueItems(
+        new Ajv2020({ allErrors: true, strict: false, validateFormats: true, code: { regExp: schemaRegExp } }),
+      );
       addFormats(this.instance);
     }
     return this.instance;

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { schemaRegExp } from '#contracts/schema-pattern.js';
+import { linearUniqueItems } from '#contracts/unique-items.js';
 import type { Conjunction } from './conjunction.js';
 import { type SchemaObject, isSchemaObject } from './keywords.js';
 import type { SchemaDocument } from './schema-document.js';
@@ -33,13 +34,15 @@ export class InstanceOracle {
   private get ajv(): Ajv2020 {
     if (this.ajvInstance === undefined) {
       // The documents were validated against the meta-schema already; compiling it again per check is slow.
-      const ajv = new Ajv2020({
-        strict: false,
-        logger: false,
-        validateFormats: true,
-        validateSchema: false,
-        code: { regExp: schemaRegExp },
-      });
+      const ajv = linearUniqueItems(
+        new Ajv2020({
+          strict: false,
+          logger: false,
+          validateFormats: true,
+          validateSchema: false,
+          code: { regExp: schemaRegExp },
+        }),
+      );
       addFormats(ajv);
       for (const doc of this.documents) {
         try {

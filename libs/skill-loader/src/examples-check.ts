@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { SCHEMA_REGEXP_MODULE, schemaRegExp } from '#contracts/schema-pattern.js';
+import { SCHEMA_UNIQUE_ITEMS_MODULE, duplicateItems, linearUniqueItems } from '#contracts/unique-items.js';
 import type { SkillExample } from './definition.js';
 import { IssueList } from './issues.js';
 import type { SchemaRole } from './schema-check.js';
@@ -29,7 +30,7 @@ const requireForValidators = createRequire(import.meta.url);
 const VALIDATOR_KEY = [
   `ajv@${(requireForValidators('ajv/package.json') as { version: string }).version}`,
   `ajv-formats@${(requireForValidators('ajv-formats/package.json') as { version: string }).version}`,
-  'draft2020;allErrors;strict=false;formats=full;optimize=false;regExp=schemaRegExp',
+  'draft2020;allErrors;strict=false;formats=full;optimize=false;regExp=schemaRegExp;uniqueItems=linear',
 ].join(';');
 
 /**
@@ -44,19 +45,21 @@ export class ExampleValidator {
 
   /** `cacheDir`: where compiled validators are kept; null to compile every time. */
   constructor(private readonly cacheDir: string | null) {
-    this.ajv = new Ajv2020({
-      allErrors: true,
-      strict: false,
-      // No optimisation pass over the generated code: a validator here checks a package's few examples once, and
-      // the pass cost about 15% of each compile (0.81 against 0.68 ms), the registry's largest CPU item at a
-      // first start with many new packages. It changes the code's shape, never what it accepts.
-      code: {
-        source: cacheDir !== null,
-        optimize: false,
-        formats: _`require("ajv-formats/dist/formats").fullFormats`,
-        regExp: schemaRegExp, // publishers' patterns on the linear-time engine where they can be (see schema-pattern.ts)
-      },
-    });
+    this.ajv = linearUniqueItems(
+      new Ajv2020({
+        allErrors: true,
+        strict: false,
+        // No optimisation pass over the generated code: a validator here checks a package's few examples once, and
+        // the pass cost about 15% of each compile (0.81 against 0.68 ms), the registry's largest CPU item at a
+        // first start with many new packages. It changes the code's shape, never what it accepts.
+        code: {
+          source: cacheDir !== null,
+          optimize: false,
+          formats: _`require("ajv-formats/dist/formats").fullFormats`,
+          regExp: schemaRegExp, // publishers' patterns on the linear-time engine where they can be (see schema-pattern.ts)
+        },
+      }),
+    ); // and uniqueItems in linear time (see unique-items.ts)
     addFormats(this.ajv);
   }
 
@@ -122,9 +125,14 @@ export class ExampleValidator {
   }
 }
 
-/** The `require` of cached validator code: schemaRegExp by its module name (see SCHEMA_REGEXP_MODULE), the rest as here. */
+/**
+ * The `require` of cached validator code: schemaRegExp and duplicateItems by their module names (SCHEMA_REGEXP_MODULE,
+ * SCHEMA_UNIQUE_ITEMS_MODULE), the rest as here.
+ */
 function requireInValidators(id: string): unknown {
-  return id === SCHEMA_REGEXP_MODULE ? { schemaRegExp } : requireForValidators(id);
+  if (id === SCHEMA_REGEXP_MODULE) return { schemaRegExp };
+  if (id === SCHEMA_UNIQUE_ITEMS_MODULE) return { duplicateItems };
+  return requireForValidators(id);
 }
 
 function loadStandalone(file: string): ValidateFunction | null {
