@@ -27,6 +27,23 @@ describe('JsonSchemaValidator', () => {
     );
   });
 
+  it('lists the first 100 violations and says how many more there are', () => {
+    const items = { type: 'array', items: { type: 'number' } };
+    const violations = validator.validate(
+      items,
+      Array.from({ length: 200_000 }, () => 'a'),
+    );
+    expect(violations).toHaveLength(101);
+    expect(violations[99]).toEqual({ pointer: '/99', message: 'must be number' });
+    expect(violations[100]).toEqual({ pointer: '/', message: '199,900 more violations not listed' });
+    expect(
+      validator.validate(
+        items,
+        Array.from({ length: 100 }, () => 'a'),
+      ),
+    ).toHaveLength(100);
+  });
+
   it('names a missing required property', () => {
     expect(validator.validate(schema, {})).toEqual([{ pointer: '/', message: "missing required property 'voltage_v'" }]);
   });

@@ -11,6 +11,13 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
 
 const MAX_KEYED_VALIDATORS = 2000;
 
+/**
+ * Most violations one validation lists; one more entry then says how many were left out. Every violation is found
+ * (Ajv's allErrors), but a 1 MiB request of 200,000 wrong items made 200,000 of them, 11 MB of problem details (and a
+ * handler's 1 MiB output as much in its execution's stored error and events).
+ */
+export const MAX_LISTED_VIOLATIONS = 100;
+
 /** One schema violation, located by JSON pointer in the validated document. */
 export interface SchemaViolation {
   pointer: string;
@@ -53,7 +60,11 @@ export class JsonSchemaValidator {
       }
     }
     if (validateFn(document)) return [];
-    return (validateFn.errors ?? []).map(toViolation);
+    const errors = validateFn.errors ?? [];
+    const listed = errors.slice(0, MAX_LISTED_VIOLATIONS).map(toViolation);
+    const unlisted = errors.length - listed.length;
+    if (unlisted > 0) listed.push({ pointer: '/', message: `${unlisted.toLocaleString('en-US')} more violations not listed` });
+    return listed;
   }
 }
 
