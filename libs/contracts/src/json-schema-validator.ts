@@ -16,7 +16,7 @@ const MAX_KEYED_VALIDATORS = 2000;
  * (Ajv's allErrors), but a 1 MiB request of 200,000 wrong items made 200,000 of them, 11 MB of problem details (and a
  * handler's 1 MiB output as much in its execution's stored error and events).
  */
-export const MAX_LISTED_VIOLATIONS = 100;
+const MAX_LISTED_VIOLATIONS = 100;
 
 /** One schema violation, located by JSON pointer in the validated document. */
 export interface SchemaViolation {
