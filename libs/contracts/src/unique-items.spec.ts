@@ -17,6 +17,7 @@ describe('uniqueItems in linear time', () => {
     items.push({ a: 99_999 });
     expect(validator.validate(schema, { items })).toEqual([
       { pointer: '/items', message: 'must NOT have duplicate items (items ## 99999 and 100000 are identical)' },
+      { pointer: '/', message: 'only the first violation is listed: the document is too large to look for every one' },
     ]);
     expect(performance.now() - started).toBeLessThan(2000);
   });
