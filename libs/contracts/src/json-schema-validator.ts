@@ -38,7 +38,7 @@ interface Compiled {
   schema: Record<string, unknown>;
   first: ValidateFunction;
   every: ValidateFunction | null;
-  /** Keywords in the schema (up to FULL_REPORT_BUDGET): with the document's size, a bound on what a full report costs. */
+  /** Values in the schema (its keywords' values, up to FULL_REPORT_BUDGET): with the document's, a bound on what a full report costs. */
   keywords: number;
 }
 
@@ -72,7 +72,7 @@ export class JsonSchemaValidator {
   validate(schema: Record<string, unknown>, document: unknown, cacheKey?: string): SchemaViolation[] {
     let compiled = cacheKey === undefined ? this.compiled.get(schema) : this.compiledByKey.get(cacheKey);
     if (!compiled) {
-      compiled = { schema, first: this.ajv.first.compile(schema), every: null, keywords: countKeys(schema, FULL_REPORT_BUDGET) };
+      compiled = { schema, first: this.ajv.first.compile(schema), every: null, keywords: countValues(schema, FULL_REPORT_BUDGET) };
       if (cacheKey === undefined) this.compiled.set(schema, compiled);
       else this.compiledByKey.set(cacheKey, compiled);
     }
@@ -94,21 +94,7 @@ export class JsonSchemaValidator {
   }
 }
 
-/** The keys of every object in `value` (a schema's keywords and property names), counted up to `max` + 1. */
-function countKeys(value: unknown, max: number): number {
-  let count = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0 && count <= max) {
-    const next = pending.pop();
-    if (next === null || typeof next !== 'object') continue;
-    const children = Array.isArray(next) ? next : Object.values(next);
-    if (!Array.isArray(next)) count += children.length;
-    for (const child of children) if (child !== null && typeof child === 'object') pending.push(child);
-  }
-  return count;
-}
-
-/** The values in a JSON document (itself, and every item and property value within), counted up to `max` + 1. */
+/** The values in a JSON document or schema (itself, and every item and property value within), counted up to `max` + 1. */
 function countValues(value: unknown, max: number): number {
   let count = 0;
   const pending: unknown[] = [value];
