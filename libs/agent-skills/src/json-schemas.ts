@@ -22,13 +22,14 @@ let instances: { lenient: Ajv; keywordCheck: Ajv } | null = null;
 /**
  * The ajv instances, made on first use (with their formats, and on first compile the 2020-12 meta-schema, they cost
  * tens of milliseconds that a start with nothing to check need not pay):
- * - lenient: validates and compiles with the options the registry's example checks use (every error, non-strict,
- *   full formats);
+ * - lenient: validates and compiles with the options the registry's example checks use (non-strict, full formats; the
+ *   first violation only: a publisher's 10 MiB example or schema with every violation listed would be millions of
+ *   error objects in the registry's heap, see JsonSchemaValidator);
  * - keywordCheck: only to find unknown keywords (typos such as `propertise`), which lenient compilation accepts silently.
  */
 function ajv(): { lenient: Ajv; keywordCheck: Ajv } {
   if (instances === null) {
-    const lenient = linearUniqueItems(new Ajv2020({ allErrors: true, strict: false, logger, code: { regExp: schemaRegExp } }));
+    const lenient = linearUniqueItems(new Ajv2020({ strict: false, logger, code: { regExp: schemaRegExp } }));
     const keywordCheck = new Ajv2020({ strict: false, strictSchema: 'log', logger });
     addFormats(lenient);
     addFormats(keywordCheck);

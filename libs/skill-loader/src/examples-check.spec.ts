@@ -73,3 +73,23 @@ describe('ExampleValidator: cached validators', () => {
     }
   });
 });
+
+// A publisher's example (up to 10 MiB) against its own union schema: with every violation looked for, each failing
+// branch of each item was an error object in the registry's heap (+500 MB for this one example, 2026-12-06).
+describe('ExampleValidator: a large invalid example', () => {
+  it('reports its first violation without holding an error per item and branch', () => {
+    const union = {
+      type: 'object',
+      properties: {
+        items: { type: 'array', items: { anyOf: Array.from({ length: 10 }, (_, index) => ({ type: 'object', required: [`f${index}`] })) } },
+      },
+    };
+    const items = Array.from({ length: 300_000 }, () => ({}));
+    const issues = new IssueList();
+    const heapBefore = process.memoryUsage().heapUsed;
+    new ExampleValidator(null).check([{ input: { items } }], { input: union, output: null }, issues);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(150 * 1024 * 1024);
+    expect(issues.items).toHaveLength(1);
+    expect(issues.items[0]?.message).toContain("/items/0 must have required property 'f0'");
+  });
+});

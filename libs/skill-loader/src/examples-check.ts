@@ -30,11 +30,13 @@ const requireForValidators = createRequire(import.meta.url);
 const VALIDATOR_KEY = [
   `ajv@${(requireForValidators('ajv/package.json') as { version: string }).version}`,
   `ajv-formats@${(requireForValidators('ajv-formats/package.json') as { version: string }).version}`,
-  'draft2020;allErrors;strict=false;formats=full;optimize=false;regExp=schemaRegExp;uniqueItems=linear',
+  'draft2020;firstError;strict=false;formats=full;optimize=false;regExp=schemaRegExp;uniqueItems=linear',
 ].join(';');
 
 /**
- * Validates declared examples against a package's JSON Schemas (draft 2020-12, every error reported).
+ * Validates declared examples against a package's JSON Schemas (draft 2020-12), each up to its first violation: the
+ * examples are a publisher's, up to 10 MiB, and Ajv's allErrors makes an error object per failing keyword (every branch of
+ * a union included), millions of them in the registry's heap for such an example (see JsonSchemaValidator).
  * Compiling a validator costs milliseconds, most of a warm start: compiled validators are kept on disk as
  * standalone code, keyed by a hash of the schema, and reused by later starts.
  */
@@ -47,7 +49,6 @@ export class ExampleValidator {
   constructor(private readonly cacheDir: string | null) {
     this.ajv = linearUniqueItems(
       new Ajv2020({
-        allErrors: true,
         strict: false,
         // No optimisation pass over the generated code: a validator here checks a package's few examples once, and
         // the pass cost about 15% of each compile (0.81 against 0.68 ms), the registry's largest CPU item at a
