@@ -115,6 +115,11 @@ const configSchema = z
     /** Longest the evaluation of one package's code may take at registration before its sandbox is stopped. */
     PACKAGE_INSPECTION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
     /** Sandbox processes that inspect the packages of a disk scan at once (default: the number of cores, at most 4). */
+    /**
+     * Most event streams (an execution's over SSE or gRPC, the platform's, an MCP call's progress) one registry process
+     * follows at once: each holds a Redis connection of its own (a blocking read), and Redis takes 10,000 clients in all.
+     */
+    EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
     PACKAGE_INSPECTION_PROCESSES: z.coerce
       .number()
       .int()

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { duplicateRedis, PlatformEventLog, type PlatformEvent, type RedisConnection } from '#executions/index.js';
+import { PlatformEventLog, type PlatformEvent, type RedisConnection } from '#executions/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { EXECUTIONS_REDIS } from '../executions/execution-infrastructure.js';
+import { EXECUTIONS_REDIS, StreamReaders } from '../executions/execution-infrastructure.js';
 import { QueueUnavailable } from '../problem/domain-errors.js';
 
 /** How long one blocking read waits; a quiet stream yields a heartbeat (null) this often. */
@@ -18,6 +18,7 @@ export class PlatformEventStream {
   constructor(
     @Inject(EXECUTIONS_REDIS) private readonly redis: RedisConnection,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly readers: StreamReaders,
   ) {
     this.log = new PlatformEventLog(redis, config.QUEUE_PREFIX, config.EVENTS_HISTORY_MAX);
   }
@@ -43,14 +44,19 @@ export class PlatformEventStream {
         throw new QueueUnavailable((error as Error).message, 'Events cannot be read right now');
       }
     }
-    return this.read(after, accept, signal);
+    // Taken here, not in the generator: a stream over the bound is refused before the caller answers 200. Given back
+    // when the subscriber leaves, even if the generator is never started.
+    const taken = this.readers.take();
+    signal.addEventListener('abort', taken.release, { once: true });
+    return this.read(taken, after, accept, signal);
   }
 
-  private async *read(from: string, accept: (event: PlatformEvent) => boolean, signal: AbortSignal): AsyncGenerator<PlatformEvent | null> {
-    // Blocking reads need a connection of their own.
-    const reader = duplicateRedis(this.redis, { enableOfflineQueue: true, maxRetriesPerRequest: null });
-    const stop = () => reader.disconnect();
-    signal.addEventListener('abort', stop, { once: true });
+  private async *read(
+    { reader, release }: { reader: RedisConnection; release: () => void },
+    from: string,
+    accept: (event: PlatformEvent) => boolean,
+    signal: AbortSignal,
+  ): AsyncGenerator<PlatformEvent | null> {
     try {
       let after = from;
       let blockMs = 0; // what exists is read at once
@@ -67,8 +73,8 @@ export class PlatformEventStream {
         blockMs = batch.length > 0 ? 0 : BLOCK_MS;
       }
     } finally {
-      signal.removeEventListener('abort', stop);
-      reader.disconnect();
+      signal.removeEventListener('abort', release);
+      release();
     }
   }
 }

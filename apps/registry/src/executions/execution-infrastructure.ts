@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import { databaseEndpointsOf, redisTopologyOf } from '#contracts/index.js';
 import {
+  duplicateRedis,
   ExecutionQueue,
   ExecutionsRepository,
   EXECUTION_FINISHED_CHANNEL,
@@ -14,6 +15,7 @@ import { PgListener } from '#database/index.js';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE_LISTENER, DATABASE_POOL } from '../config/database-pool.js';
+import { TooManyStreams } from '../problem/domain-errors.js';
 
 export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
 
@@ -51,6 +53,44 @@ export const executionInfrastructure: Provider[] = [
     inject: [EXECUTIONS_REDIS, APP_CONFIG],
   },
 ];
+
+/**
+ * The connections of the event streams' blocking reads (XREAD BLOCK needs a connection of its own): one per follower,
+ * at most EVENT_STREAMS_MAX at once in this process. Past that a new stream is refused (TOO_MANY_STREAMS, 503) instead of
+ * opening more: a client that opened thousands of streams took as many Redis connections (Redis's 10,000 are shared
+ * by every process of the platform) and two file descriptors each.
+ */
+@Injectable()
+export class StreamReaders {
+  private open = 0;
+
+  constructor(
+    @Inject(EXECUTIONS_REDIS) private readonly redis: RedisConnection,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Readers open now. */
+  get count(): number {
+    return this.open;
+  }
+
+  /** A connection for one follower's blocking reads; `release` disconnects it. Throws TooManyStreams at the bound. */
+  take(): { reader: RedisConnection; release: () => void } {
+    if (this.open >= this.config.EVENT_STREAMS_MAX) throw new TooManyStreams(this.config.EVENT_STREAMS_MAX);
+    this.open++;
+    const reader = duplicateRedis(this.redis, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+    let released = false;
+    return {
+      reader,
+      release: () => {
+        reader.disconnect();
+        if (released) return;
+        released = true;
+        this.open--;
+      },
+    };
+  }
+}
 
 /** A registration for one execution's end; see ExecutionWaiters.listen. */
 export interface FinishListener {

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
-  duplicateRedis,
   ExecutionEventLog,
   ExecutionsRepository,
   TERMINAL_EVENT_TYPES,
@@ -11,7 +10,7 @@ import {
   type StoredExecutionEvent,
 } from '#executions/index.js';
 import { ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js';
-import { EXECUTIONS_REDIS } from './execution-infrastructure.js';
+import { EXECUTIONS_REDIS, StreamReaders } from './execution-infrastructure.js';
 
 const BLOCK_MS = 5000;
 
@@ -25,6 +24,7 @@ export class ExecutionStream {
     private readonly events: ExecutionEventLog,
     private readonly executions: ExecutionsRepository,
     @Inject(EXECUTIONS_REDIS) private readonly redis: RedisConnection,
+    private readonly readers: StreamReaders,
   ) {}
 
   async *follow(executionId: string, lastEventId: string, signal: AbortSignal): AsyncGenerator<StoredExecutionEvent> {
@@ -33,9 +33,9 @@ export class ExecutionStream {
     // The events live in Redis: without it, say so at once rather than hold the request open.
     if (this.redis.status !== 'ready')
       throw new QueueUnavailable(`connection ${this.redis.status}`, 'Execution events cannot be read right now');
-    // Blocking reads need a connection of their own.
-    const reader = duplicateRedis(this.redis, { enableOfflineQueue: true, maxRetriesPerRequest: null });
-    const stop = () => reader.disconnect();
+    // Blocking reads need a connection of their own (a bounded number of them: StreamReaders).
+    const { reader, release } = this.readers.take();
+    const stop = release;
     signal.addEventListener('abort', stop, { once: true });
     let after = lastEventId;
     let blockMs = 0; // the first read returns what exists at once
@@ -61,7 +61,7 @@ export class ExecutionStream {
       }
     } finally {
       signal.removeEventListener('abort', stop);
-      reader.disconnect();
+      release();
     }
   }
 }

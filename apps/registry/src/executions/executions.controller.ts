@@ -177,7 +177,7 @@ export class ExecutionsController {
     },
     { description: 'The event stream (Cache-Control: no-cache)', headers: ['Cache-Control'] },
   )
-  @ApiProblems('EXECUTION_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'DATABASE_UNAVAILABLE')
+  @ApiProblems('EXECUTION_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOO_MANY_STREAMS', 'DATABASE_UNAVAILABLE')
   async events(
     @Param('id') rawId: string,
     @Headers('last-event-id') lastEventId: string | undefined,
@@ -186,6 +186,8 @@ export class ExecutionsController {
   ) {
     const id = parseExecutionId(rawId);
     const controller = new AbortController();
+    // Before the first read: a client gone meanwhile ends the stream too (and gives back its reader, see StreamReaders).
+    request.raw.on('close', () => controller.abort());
     const events = this.stream.follow(id, lastEventId && /^\d+-\d+$/.test(lastEventId) ? lastEventId : '0', controller.signal);
     // Pull the first event before answering, so an unknown id still gets a 404 problem.
     const first = await events.next();
@@ -197,7 +199,6 @@ export class ExecutionsController {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    request.raw.on('close', () => controller.abort());
     const write = (stored: { id: string; event: { type: string } }) =>
       raw.write(`id: ${stored.id}\nevent: ${stored.event.type}\ndata: ${JSON.stringify(stored.event)}\n\n`);
     try {

@@ -3,7 +3,13 @@ import { CatalogModule } from '../catalog/catalog.module.js';
 import { HooksModule } from '../hooks/hooks.module.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
-import { EXECUTIONS_REDIS, ExecutionShutdown, ExecutionWaiters, executionInfrastructure } from './execution-infrastructure.js';
+import {
+  EXECUTIONS_REDIS,
+  ExecutionShutdown,
+  ExecutionWaiters,
+  StreamReaders,
+  executionInfrastructure,
+} from './execution-infrastructure.js';
 import { ExecutionQueries } from './execution-queries.js';
 import { ExecutionStream } from './execution-stream.js';
 import { ExecutionsController } from './executions.controller.js';
@@ -16,11 +22,12 @@ import { ExecutionsGrpcController } from './executions.grpc-controller.js';
     ...executionInfrastructure,
     ExecutionWaiters,
     ExecutionShutdown,
+    StreamReaders,
     ExecuteSkill,
     CancelExecution,
     ExecutionStream,
     ExecutionQueries,
   ],
-  exports: [ExecuteSkill, CancelExecution, ExecutionStream, ExecutionQueries, EXECUTIONS_REDIS],
+  exports: [ExecuteSkill, CancelExecution, ExecutionStream, ExecutionQueries, EXECUTIONS_REDIS, StreamReaders],
 })
 export class ExecutionsModule {}

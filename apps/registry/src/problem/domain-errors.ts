@@ -223,6 +223,14 @@ export class HookFailed extends DomainError {
   }
 }
 
+/** The registry follows as many event streams as it may (EVENT_STREAMS_MAX): a new one can open once others end. */
+export class TooManyStreams extends DomainError {
+  readonly code = 'TOO_MANY_STREAMS';
+  constructor(max: number) {
+    super(`This registry follows ${max} event streams already (EVENT_STREAMS_MAX); retry shortly`, { limit: max });
+  }
+}
+
 export class ExecutionNotFound extends DomainError {
   readonly code = 'EXECUTION_NOT_FOUND';
   constructor(id: string) {

@@ -27,6 +27,7 @@ import {
   PromotionEvidenceMissing,
   QueueUnavailable,
   RateLimited,
+  TooManyStreams,
   RequestInvalid,
   SchemaInvalid,
   SkillNotExecutable,
@@ -183,6 +184,7 @@ export const ERROR_CATALOG = {
       ),
   },
   DATABASE_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, sample: () => new DatabaseUnavailable() },
+  TOO_MANY_STREAMS: { http: 503, grpc: GrpcStatus.UNAVAILABLE, sample: () => new TooManyStreams(1000) },
   HOST_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, sample: () => new HostNotAllowed('rebind.attacker.example') },
   ORIGIN_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, sample: () => new OriginNotAllowed('https://attacker.example') },
   EXECUTION_NOT_FOUND: {

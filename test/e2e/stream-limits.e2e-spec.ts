@@ -1,0 +1,90 @@
+import { rm } from 'node:fs/promises';
+import { status } from '@grpc/grpc-js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { activate, obliterateQueue } from '../support/executions.js';
+import { bearer, collect, failure, grpcPort, registryClient, type RegistryClient } from '../support/grpc.js';
+import { StreamReaders } from '../../apps/registry/src/executions/execution-infrastructure.js';
+import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { openSse, type OpenStream } from '../support/sse.js';
+import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/**
+ * Each event stream a registry follows holds a Redis connection of its own (a blocking read): a client that opened
+ * thousands of streams took as many of Redis's 10,000 connections, shared by every process of the platform, and two
+ * file descriptors each. At most EVENT_STREAMS_MAX are followed at once (here 3); past that a stream is refused.
+ */
+describe('event streams are bounded (registry in process, no executor: the execution stays queued)', () => {
+  let db: TestDatabase;
+  let root: string;
+  let registry: RunningRegistry;
+  let client: RegistryClient;
+  let executionId: string;
+  const queuePrefix = `test-stream-limits-${process.pid}-${Date.now()}`;
+  const open: OpenStream[] = [];
+  /** Blocking readers (Redis connections) the registry holds for streams now. */
+  const readers = () => registry.app.get(StreamReaders, { strict: false }).count;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('stream_limits');
+    root = await tempRoot();
+    await writeEchoSkill(root, { name: 'echo_text' });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix, env: { EVENT_STREAMS_MAX: '3' } });
+    await activate(registry.baseUrl, ['echo_text']);
+    client = registryClient(grpcPort(registry));
+    const created = await call(registry.baseUrl, 'POST', '/v1/skills/echo_text/executions', {
+      token: ADMIN_TOKEN,
+      body: { input: { text: 'x' } },
+    });
+    expect(created.status).toBe(202);
+    executionId = created.body.id as string;
+  });
+
+  afterAll(async () => {
+    for (const stream of open) stream.close();
+    client?.close();
+    await registry?.stop();
+    await obliterateQueue(queuePrefix);
+    await db?.drop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const executionEvents = () => openSse(`${registry.baseUrl}/v1/executions/${executionId}/events`, admin);
+
+  it('follows up to the bound, refuses the next stream on every transport with 503 / UNAVAILABLE, and serves other requests', async () => {
+    expect(readers()).toBe(0);
+    for (const stream of [await executionEvents(), await executionEvents(), await openSse(`${registry.baseUrl}/v1/events`, admin)]) {
+      expect(stream.status).toBe(200);
+      open.push(stream);
+    }
+    await open[0]?.until((events) => events.some((event) => event.type === 'queued'));
+    expect(readers()).toBe(3);
+
+    for (const path of [`/v1/executions/${executionId}/events`, '/v1/events']) {
+      const refused = await fetch(`${registry.baseUrl}${path}`, { headers: { accept: 'text/event-stream', ...admin } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await refused.json()).toMatchObject({ code: 'TOO_MANY_STREAMS', limit: 3 });
+    }
+    const watched = await failure(collect(client.WatchExecution({ id: executionId }, bearer())));
+    expect(watched).toMatchObject({ code: status.UNAVAILABLE, errorCode: 'TOO_MANY_STREAMS' });
+    expect(readers()).toBe(3);
+
+    const read = await call(registry.baseUrl, 'GET', `/v1/executions/${executionId}`, { token: ADMIN_TOKEN });
+    expect(read).toMatchObject({ status: 200, body: { status: 'QUEUED' } });
+  });
+
+  it('gives a stream back when its client leaves: a new one opens', async () => {
+    open.shift()?.close();
+    let reopened: OpenStream | null = null;
+    for (let tries = 0; tries < 50 && reopened === null; tries++) {
+      const stream = await executionEvents();
+      if (stream.status === 200) reopened = stream;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(reopened?.status).toBe(200);
+    open.push(reopened as OpenStream);
+    expect(readers()).toBe(3);
+  });
+});
