@@ -1,6 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { status } from '@grpc/grpc-js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { activate, obliterateQueue } from '../support/executions.js';
 import { bearer, collect, failure, grpcPort, registryClient, type RegistryClient } from '../support/grpc.js';
 import { StreamReaders } from '../../apps/registry/src/executions/execution-infrastructure.js';
@@ -15,10 +17,11 @@ const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
  * thousands of streams took as many of Redis's 10,000 connections, shared by every process of the platform, and two
  * file descriptors each. At most EVENT_STREAMS_MAX are followed at once (here 3); past that a stream is refused.
  */
-describe('event streams are bounded (registry in process, no executor: the execution stays queued)', () => {
+describe('event streams are bounded (registry in process; the executor only in the last test: the execution stays queued)', () => {
   let db: TestDatabase;
   let root: string;
   let registry: RunningRegistry;
+  let executor: RunningExecutor | undefined;
   let client: RegistryClient;
   let executionId: string;
   const queuePrefix = `test-stream-limits-${process.pid}-${Date.now()}`;
@@ -44,6 +47,7 @@ describe('event streams are bounded (registry in process, no executor: the execu
   afterAll(async () => {
     for (const stream of open) stream.close();
     client?.close();
+    await executor?.stop();
     await registry?.stop();
     await obliterateQueue(queuePrefix);
     await db?.drop();
@@ -87,4 +91,41 @@ describe('event streams are bounded (registry in process, no executor: the execu
     open.push(reopened as OpenStream);
     expect(readers()).toBe(3);
   });
+
+  // An MCP call's progress notifications follow its execution's stream: at the bound the call still runs, without them.
+  it('runs an MCP tool call asked for progress at the bound, without progress notifications', async () => {
+    for (const stream of open.splice(0)) stream.close();
+    await waitFor(() => readers() === 0);
+    for (let index = 0; index < 3; index++) open.push(await openSse(`${registry.baseUrl}/v1/events`, admin));
+    expect(readers()).toBe(3);
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix });
+    const mcp = new Client({ name: 'stream-limits-e2e', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${registry.baseUrl}/mcp`), { authProvider: { token: async () => ADMIN_TOKEN } }),
+    );
+    try {
+      const progress: unknown[] = [];
+      const result = await mcp.callTool(
+        { name: 'echo_text', arguments: { text: 'hello' } },
+        { onprogress: (update) => void progress.push(update) },
+      );
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ text: 'hello', length: 5 });
+      expect(progress).toEqual([]);
+      expect(readers()).toBe(3);
+      // The same call with a stream free: its progress is followed.
+      open.shift()?.close();
+      await waitFor(() => readers() === 2);
+      const followed: unknown[] = [];
+      await mcp.callTool({ name: 'echo_text', arguments: { text: 'again' } }, { onprogress: (update) => void followed.push(update) });
+      expect(followed.length).toBeGreaterThan(0);
+    } finally {
+      await mcp.close();
+    }
+  });
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let tries = 0; tries < 100 && !condition(); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(condition()).toBe(true);
+}
