@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { schemaRegExp } from '#contracts/schema-pattern.js';
-import { linearUniqueItems } from '#contracts/unique-items.js';
+import { linearKeywords } from '#contracts/schema-keywords.js';
 import { describeValue } from '#skill-loader/describe.js';
 import type { IssueList } from '#skill-loader/issues.js';
 import { isMapping } from './yaml-text.js';
@@ -29,7 +29,7 @@ let instances: { lenient: Ajv; keywordCheck: Ajv } | null = null;
  */
 function ajv(): { lenient: Ajv; keywordCheck: Ajv } {
   if (instances === null) {
-    const lenient = linearUniqueItems(new Ajv2020({ strict: false, logger, code: { regExp: schemaRegExp } }));
+    const lenient = linearKeywords(new Ajv2020({ strict: false, logger, code: { regExp: schemaRegExp } }));
     const keywordCheck = new Ajv2020({ strict: false, strictSchema: 'log', logger });
     addFormats(lenient);
     addFormats(keywordCheck);

@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { LRUCache } from 'lru-cache';
 import { schemaRegExp } from './schema-pattern.js';
-import { linearUniqueItems } from './unique-items.js';
+import { linearKeywords } from './schema-keywords.js';
 
 // ajv-formats is CommonJS; under ESM its function is the default export's default.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
@@ -57,9 +57,9 @@ export class JsonSchemaValidator {
   private get ajv(): { first: Ajv2020; every: Ajv2020 } {
     if (this.instances === null) {
       // The schemas are publishers': patterns on the linear-time engine where they can be (see schema-pattern.ts),
-      // uniqueItems in linear time (see unique-items.ts).
+      // uniqueItems and enum in linear time (see schema-keywords.ts).
       const make = (allErrors: boolean) =>
-        addFormats(linearUniqueItems(new Ajv2020({ allErrors, strict: false, validateFormats: true, code: { regExp: schemaRegExp } })));
+        addFormats(linearKeywords(new Ajv2020({ allErrors, strict: false, validateFormats: true, code: { regExp: schemaRegExp } })));
       this.instances = { first: make(false), every: make(true) };
     }
     return this.instances;

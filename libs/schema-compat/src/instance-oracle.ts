@@ -1,7 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { schemaRegExp } from '#contracts/schema-pattern.js';
-import { linearUniqueItems } from '#contracts/unique-items.js';
+import { linearKeywords } from '#contracts/schema-keywords.js';
 import type { Conjunction } from './conjunction.js';
 import { type SchemaObject, isSchemaObject } from './keywords.js';
 import type { SchemaDocument } from './schema-document.js';
@@ -34,7 +34,7 @@ export class InstanceOracle {
   private get ajv(): Ajv2020 {
     if (this.ajvInstance === undefined) {
       // The documents were validated against the meta-schema already; compiling it again per check is slow.
-      const ajv = linearUniqueItems(
+      const ajv = linearKeywords(
         new Ajv2020({
           strict: false,
           logger: false,

@@ -61,7 +61,7 @@ describe('ExampleValidator: cached validators', () => {
       expect.stringMatching(/^\/examples\/2\/input .*must match pattern/),
     ]);
     const code = await cached();
-    expect(code).toContain('skill-registry:unique-items');
+    expect(code).toContain('skill-registry:schema-keywords');
     expect(code).toContain('skill-registry:schema-regexp');
     // Loaded, not compiled again (a cached validator whose `require` fails is silently compiled afresh).
     const compile = jest.spyOn(Ajv2020Module.default.prototype, 'compile');

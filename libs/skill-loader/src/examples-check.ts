@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { SCHEMA_REGEXP_MODULE, schemaRegExp } from '#contracts/schema-pattern.js';
-import { SCHEMA_UNIQUE_ITEMS_MODULE, duplicateItems, linearUniqueItems } from '#contracts/unique-items.js';
+import { SCHEMA_KEYWORDS_MODULE, duplicateItems, inEnum, linearKeywords } from '#contracts/schema-keywords.js';
 import type { SkillExample } from './definition.js';
 import { IssueList } from './issues.js';
 import type { SchemaRole } from './schema-check.js';
@@ -30,7 +30,7 @@ const requireForValidators = createRequire(import.meta.url);
 const VALIDATOR_KEY = [
   `ajv@${(requireForValidators('ajv/package.json') as { version: string }).version}`,
   `ajv-formats@${(requireForValidators('ajv-formats/package.json') as { version: string }).version}`,
-  'draft2020;firstError;strict=false;formats=full;optimize=false;regExp=schemaRegExp;uniqueItems=linear',
+  'draft2020;firstError;strict=false;formats=full;optimize=false;regExp=schemaRegExp;uniqueItems=linear;enum=linear',
 ].join(';');
 
 /**
@@ -47,7 +47,7 @@ export class ExampleValidator {
 
   /** `cacheDir`: where compiled validators are kept; null to compile every time. */
   constructor(private readonly cacheDir: string | null) {
-    this.ajv = linearUniqueItems(
+    this.ajv = linearKeywords(
       new Ajv2020({
         strict: false,
         // No optimisation pass over the generated code: a validator here checks a package's few examples once, and
@@ -60,7 +60,7 @@ export class ExampleValidator {
           regExp: schemaRegExp, // publishers' patterns on the linear-time engine where they can be (see schema-pattern.ts)
         },
       }),
-    ); // and uniqueItems in linear time (see unique-items.ts)
+    ); // and uniqueItems and enum in linear time (see schema-keywords.ts)
     addFormats(this.ajv);
   }
 
@@ -128,11 +128,11 @@ export class ExampleValidator {
 
 /**
  * The `require` of cached validator code: schemaRegExp and duplicateItems by their module names (SCHEMA_REGEXP_MODULE,
- * SCHEMA_UNIQUE_ITEMS_MODULE), the rest as here.
+ * SCHEMA_KEYWORDS_MODULE), the rest as here.
  */
 function requireInValidators(id: string): unknown {
   if (id === SCHEMA_REGEXP_MODULE) return { schemaRegExp };
-  if (id === SCHEMA_UNIQUE_ITEMS_MODULE) return { duplicateItems };
+  if (id === SCHEMA_KEYWORDS_MODULE) return { duplicateItems, inEnum };
   return requireForValidators(id);
 }
 
