@@ -3,7 +3,7 @@ import { status } from '@grpc/grpc-js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startExecutor, type RunningExecutor } from '../support/executor.js';
-import { activate, obliterateQueue } from '../support/executions.js';
+import { activate, eventually, obliterateQueue } from '../support/executions.js';
 import { bearer, collect, failure, grpcPort, registryClient, type RegistryClient } from '../support/grpc.js';
 import { StreamReaders } from '../../apps/registry/src/executions/execution-infrastructure.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
@@ -81,21 +81,18 @@ describe('event streams are bounded (registry in process; the executor only in t
 
   it('gives a stream back when its client leaves: a new one opens', async () => {
     open.shift()?.close();
-    let reopened: OpenStream | null = null;
-    for (let tries = 0; tries < 50 && reopened === null; tries++) {
+    await eventually(async () => {
       const stream = await executionEvents();
-      if (stream.status === 200) reopened = stream;
-      else await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(reopened?.status).toBe(200);
-    open.push(reopened as OpenStream);
+      if (stream.status === 200) open.push(stream);
+      return stream.status === 200;
+    });
     expect(readers()).toBe(3);
   });
 
   // An MCP call's progress notifications follow its execution's stream: at the bound the call still runs, without them.
   it('runs an MCP tool call asked for progress at the bound, without progress notifications', async () => {
     for (const stream of open.splice(0)) stream.close();
-    await waitFor(() => readers() === 0);
+    await eventually(async () => readers() === 0);
     for (let index = 0; index < 3; index++) open.push(await openSse(`${registry.baseUrl}/v1/events`, admin));
     expect(readers()).toBe(3);
     executor = await startExecutor({ databaseUrl: db.url, queuePrefix });
@@ -115,7 +112,7 @@ describe('event streams are bounded (registry in process; the executor only in t
       expect(readers()).toBe(3);
       // The same call with a stream free: its progress is followed.
       open.shift()?.close();
-      await waitFor(() => readers() === 2);
+      await eventually(async () => readers() === 2);
       const followed: unknown[] = [];
       await mcp.callTool({ name: 'echo_text', arguments: { text: 'again' } }, { onprogress: (update) => void followed.push(update) });
       expect(followed.length).toBeGreaterThan(0);
@@ -124,8 +121,3 @@ describe('event streams are bounded (registry in process; the executor only in t
     }
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let tries = 0; tries < 100 && !condition(); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(condition()).toBe(true);
-}
