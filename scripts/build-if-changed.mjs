@@ -69,6 +69,7 @@ const steps = [
     inputs: () => [
       ...TOOLCHAIN,
       'scripts/bundle.mjs',
+      'scripts/bundle-names.mjs',
       'scripts/service-entries.mjs',
       ...filesUnder('dist/apps'),
       ...filesUnder('dist/libs'),

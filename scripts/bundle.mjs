@@ -11,9 +11,10 @@
 // The handler sandbox's processes (the sandbox host, the compiler) are not bundled: they run from dist/libs, staged
 // by libs/handler-sandbox as before. Usage: node scripts/bundle.mjs
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dropNeedlessNameCalls } from './bundle-names.mjs';
 import { SERVICE_SOURCES } from './service-entries.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,11 +80,15 @@ async function bundleAll() {
     target: 'node20',
     external: [...READ_BESIDE_THEIR_CODE, ...NOT_INSTALLED_OPTIONAL_PEERS],
     banner: { js: BANNER },
-    keepNames: true, // Nest and the logs use class and function names
+    keepNames: true, // Nest and the logs use class and function names (the needless `__name` calls dropped below)
     // No source maps: nothing runs with --enable-source-maps, and writing them took a quarter of the build. The
     // bundle keeps each module's path in a comment above its code, and keepNames its functions' names.
     logLevel: 'warning',
   });
+  for (const service of Object.keys(SERVICE_SOURCES)) {
+    const file = path.join(outdir, `${service}.js`);
+    writeFileSync(file, dropNeedlessNameCalls(readFileSync(file, 'utf8')).code);
+  }
 }
 
 const started = performance.now();

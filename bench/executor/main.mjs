@@ -3,7 +3,8 @@
 // job, graphile-worker and pg-boss (each a no-op job with its own durable record in a private
 // database of the same Postgres). Then synchronous `?wait` latency and the hard timeout.
 // Usage: npm run bench:executor   (this part alone: npm run build && node bench/executor/main.mjs)
-// Env: BENCH_CONCURRENCIES (8,32,128), BENCH_JOBS (2000 per run), BENCH_SYNC_SAMPLES (300),
+// Env: BENCH_CONCURRENCIES (8,32,128), BENCH_JOBS (2000 per run), BENCH_WARMUP (runs before each measured run:
+//      max(this, 16 × concurrency); 2000), BENCH_SYNC_SAMPLES (300),
 //      BENCH_PEERS=0 (skip graphile-worker and pg-boss), BENCH_NODE_ARGS (e.g. --cpu-prof for the services),
 //      BENCH_SANDBOX_COMPARE (32: the concurrencies also measured with HANDLER_SANDBOX=none, the opt-out, in the same run).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +23,14 @@ import { closedLoop } from './closed-loop.mjs';
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? '8,32,128').split(',').map(Number);
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
 const SYNC_SAMPLES = Number(process.env.BENCH_SYNC_SAMPLES ?? 300);
+/**
+ * Unmeasured runs before each measured one, the same for every contender: enough for each process to reach its steady
+ * state (its JIT done, its pools and sandbox processes up). With max(300, 4 × concurrency) a registry that had served
+ * nothing yet was measured while V8 still compiled it: 0.55 ms of its CPU per execution at concurrency 32 against
+ * 0.33–0.40 ms once warm (2026-12-07).
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
+const warmupAt = (concurrency) => Math.max(WARMUP, 16 * concurrency);
 const PEERS = process.env.BENCH_PEERS !== '0';
 const SANDBOX_COMPARE = new Set((process.env.BENCH_SANDBOX_COMPARE ?? '32').split(',').filter(Boolean).map(Number));
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -44,7 +53,7 @@ async function rawBullmq(concurrency) {
       const job = await queue.add('noop', { n: 1 }, { removeOnComplete: { age: 300 } });
       await job.waitUntilFinished(events, 30_000);
     });
-  await run(Math.max(500, 4 * concurrency)); // warm-up
+  await run(warmupAt(concurrency));
   const meter = cpuMeter({ 'bench process': () => [process.pid], redis: () => pidsOf('redis-server') });
   meter.start();
   const result = await run(JOBS);
@@ -62,7 +71,7 @@ async function peer(name, start, concurrency) {
   let instance;
   try {
     instance = await start(database.url, concurrency);
-    await closedLoop(Math.max(300, 4 * concurrency), concurrency, () => instance.run({ n: 1 })); // warm-up
+    await closedLoop(warmupAt(concurrency), concurrency, () => instance.run({ n: 1 }));
     const meter = cpuMeter({ 'bench process': () => [process.pid], postgres: () => pidsOf('postgres') });
     meter.start();
     const result = await closedLoop(JOBS, concurrency, () => instance.run({ n: 1 }));
@@ -102,7 +111,7 @@ let hangCold;
 async function measureAt(concurrency) {
   const raw = await rawBullmq(concurrency);
   executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: String(concurrency) });
-  await closedLoop(Math.max(300, 4 * concurrency), concurrency, () => execute('bench_noop', 1)); // warm-up
+  await closedLoop(warmupAt(concurrency), concurrency, () => execute('bench_noop', 1));
   const meter = executionCpuMeter(registry.child.pid, executor.child.pid);
   meter.start();
   const system = await closedLoop(JOBS, concurrency, () => execute('bench_noop', 1));
@@ -121,7 +130,7 @@ async function measureAt(concurrency) {
   let unsandboxed = null;
   if (SANDBOX_COMPARE.has(concurrency)) {
     executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: String(concurrency), HANDLER_SANDBOX: 'none' });
-    await closedLoop(Math.max(300, 4 * concurrency), concurrency, () => execute('bench_noop', 1)); // warm-up
+    await closedLoop(warmupAt(concurrency), concurrency, () => execute('bench_noop', 1));
     unsandboxed = await closedLoop(JOBS, concurrency, () => execute('bench_noop', 1));
     await stopProcess(executor.child);
     executor = undefined;

@@ -1,5 +1,11 @@
 import pg from 'pg';
-import { EXECUTION_FINISHED_CHANNEL, ExecutionsRepository, FINISHED_PAYLOAD_MAX_BYTES, decodeFinished } from '#executions/index.js';
+import {
+  EXECUTION_FINISHED_CHANNEL,
+  ExecutionsRepository,
+  FINISHED_PAYLOAD_MAX_BYTES,
+  announcedExecutionId,
+  decodeFinished,
+} from '#executions/index.js';
 import { PgListener, createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
 import type { NewSkillVersion } from '../../apps/registry/src/catalog/skill-records.js';
@@ -230,6 +236,8 @@ describe('repositories against the real Postgres', () => {
       expect(first).toEqual({ id: small.id, execution: finished });
       expect(first!.execution!.finishedAt).toBeInstanceOf(Date);
       expect(second).toEqual({ id: large.id, execution: null });
+      // The id of a row as Postgres writes it is read without decoding the row; the id-only form is decoded.
+      expect(heard.map((payload) => announcedExecutionId(payload))).toEqual([small.id, null]);
     } finally {
       await listener.stop();
     }

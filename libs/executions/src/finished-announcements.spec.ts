@@ -1,4 +1,4 @@
-import { decodeFinished } from './finished-announcements.js';
+import { announcedExecutionId, decodeFinished } from './finished-announcements.js';
 
 describe('decodeFinished', () => {
   const row = {
@@ -49,5 +49,20 @@ describe('decodeFinished', () => {
     expect(decodeFinished('not json')).toBeNull();
     expect(decodeFinished(JSON.stringify({ status: 'SUCCEEDED' }))).toBeNull();
     expect(decodeFinished('null')).toBeNull();
+  });
+});
+
+describe('announcedExecutionId', () => {
+  const id = '6b0f7c1e-8d1f-4c1a-9f7e-3f1d2c4b5a69';
+
+  it('reads the id at the head of a row as row_to_json writes it', () => {
+    expect(announcedExecutionId(`{"id":"${id}","skill_version_id":"x","status":"SUCCEEDED"}`)).toBe(id);
+  });
+
+  it('is null for any other shape, which is then decoded in full', () => {
+    expect(announcedExecutionId(`{"id" : "${id}"}`)).toBeNull(); // json_build_object's, for large records
+    expect(announcedExecutionId(`{"id":"${id}x","status":"SUCCEEDED"}`)).toBeNull();
+    expect(announcedExecutionId(`{"id":"short"}`)).toBeNull();
+    expect(announcedExecutionId('')).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import {
   ExecutionQueue,
   ExecutionsRepository,
   EXECUTION_FINISHED_CHANNEL,
+  announcedExecutionId,
   decodeFinished,
   isTerminal,
   type ExecutionRecord,
@@ -117,6 +118,9 @@ export class ExecutionWaiters implements OnModuleInit {
     await this.listener.listen(
       EXECUTION_FINISHED_CHANNEL,
       (payload) => {
+        // Every execution's end is announced here; only those someone in this process waits for are decoded.
+        const id = announcedExecutionId(payload);
+        if (id !== null && !this.waiters.has(id)) return;
         // Large records are announced by id alone (execution null): waiters then read the row, as after a timeout.
         const decoded = decodeFinished(payload);
         if (decoded) this.wake(decoded.id, decoded.execution);
