@@ -3,7 +3,8 @@
 // `__name(fn, "name")`, an Object.defineProperty, also where nothing was renamed (evanw/esbuild#2605, open): a closure
 // made per request (`const onAbort = () => …`, `{ next: () => … }`, fastify's `function next()` per hook run) paid a
 // defineProperty each time it was made — 45 a synchronous call in the registry, 27 in the executor (counted on
-// 2026-12-07), ~6–10% of the registry's CPU per execution at concurrency 32 (docs/benchmarks.md).
+// 2026-12-07); about 7% of the registry's CPU per execution at concurrency 32, alternating with and without
+// (docs/benchmarks.md, within that machine's drift).
 //
 // Dropped, each exactly where the language names the function the same (ECMA-262 NamedEvaluation), so every `.name`
 // stays what keepNames made it:
@@ -12,7 +13,7 @@
 // - `__name(function x() {…}, "x")` → the function itself (a named function expression is named already);
 // - `__name(x, "x");` beside `function x`, `class x` or `let x = <anonymous function>` in the same block → removed.
 // Everything else (a renamed `x2`, `this` in a class's static block, any other shape) is left as esbuild wrote it.
-// No esbuild option does this, hence the hand-written pass; acorn (already here through eslint) parses the bundle.
+// No esbuild option does this, hence the hand-written pass; acorn (a dev dependency) parses the bundle.
 import { parse } from 'acorn';
 
 const ANONYMOUS_DEFINITIONS = new Set(['FunctionExpression', 'ArrowFunctionExpression', 'ClassExpression']);
