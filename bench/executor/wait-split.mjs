@@ -7,7 +7,8 @@
 //   start → finish          start commit (unless deferred), the 'started' event, the sandbox hop and the handler, output checks
 //   finish → response       finish and commit, NOTIFY to the registry's waiter, the response
 // Then the same calls with one suspect toggled at a time (each a fresh executor, or registry, in the same run).
-// Usage: npm run build && node bench/executor/wait-split.mjs   Env: BENCH_SYNC_SAMPLES (400), BENCH_SPLIT_VARIANTS (all; labels, comma-separated, in the order given)
+// Usage: npm run build && node bench/executor/wait-split.mjs   Env: BENCH_SYNC_SAMPLES (400), BENCH_WARMUP (1000 calls
+// before each variant's samples, so the processes are measured warm), BENCH_SPLIT_VARIANTS (all; labels, comma-separated, in the order given)
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,8 @@ import { writeSkill } from './skill-fixture.mjs';
 import { percentile } from './closed-loop.mjs';
 
 const SAMPLES = Number(process.env.BENCH_SYNC_SAMPLES ?? 400);
+/** Unmeasured calls first: with 50, the services were measured while V8 still compiled them (as in bench:executor). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The configuration of the `?wait` figure of bench:executor (concurrency 32), and one suspect toggled in each variant. */
 const ALL_VARIANTS = [
@@ -43,12 +46,12 @@ const now = () => performance.timeOrigin + performance.now();
 
 async function measure(client, pool) {
   const calls = [];
-  for (let index = 0; index < SAMPLES + 50; index++) {
+  for (let index = 0; index < SAMPLES + WARMUP; index++) {
     const sent = now();
     const { status, body } = await client.request('POST', `/v1/skills/bench_noop/executions?wait=30`, { input: { n: index } });
     const received = now();
     if (status !== 200 || body.status !== 'SUCCEEDED') throw new Error(`execution: ${status} ${JSON.stringify(body).slice(0, 300)}`);
-    if (index >= 50) calls.push({ id: body.id, sent, received }); // the first 50 warm up
+    if (index >= WARMUP) calls.push({ id: body.id, sent, received });
   }
   const { rows } = await pool.query(
     `SELECT id, EXTRACT(EPOCH FROM created_at) * 1000 AS created, EXTRACT(EPOCH FROM started_at) * 1000 AS started,
