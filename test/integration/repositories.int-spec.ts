@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   EXECUTION_FINISHED_CHANNEL,
@@ -5,6 +6,7 @@ import {
   FINISHED_PAYLOAD_MAX_BYTES,
   announcedExecutionId,
   decodeFinished,
+  queuedRecordOf,
 } from '#executions/index.js';
 import { PgListener, createPgPool, createPrismaClient, type PrismaClient } from '#database/index.js';
 import { SkillsRepository } from '../../apps/registry/src/catalog/skills.repository.js';
@@ -197,6 +199,35 @@ describe('repositories against the real Postgres', () => {
     expect((await executions.findById(first.record.id))!.status).toBe('SUCCEEDED');
     const usage = await executions.usage('alpha');
     expect(usage[0]!.windows['7d']).toEqual({ executions: 2, callers: 2, sessions: 1 });
+  });
+
+  it('the QUEUED record built before an insert (a job enqueued alongside it) is the row the insert makes, but for its clock', async () => {
+    const version = (await skills.findVersion('alpha', '1.0.0'))!;
+    const execution = {
+      id: randomUUID(),
+      skillVersionId: version.id,
+      skillName: 'alpha',
+      version: '1.0.0',
+      purpose: 'call' as const,
+      input: { x: [1, 'two'] },
+      maxAttempts: 3,
+      warnings: ['deprecated'],
+      sessionId: 's9',
+      caller: 'bot',
+      idempotencyKey: null,
+      requestHash: null,
+      tool: null,
+      branch: 'main',
+      traceId: 'a'.repeat(32),
+      traceParent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
+    };
+    const before = queuedRecordOf(execution.id, execution, new Date());
+    const [stored] = await executions.createMany([execution], 'unflushed');
+    expect(stored!.record).toEqual({ ...before, createdAt: stored!.record.createdAt });
+    expect(stored!.record.createdAt.getTime()).toBeGreaterThanOrEqual(before.createdAt.getTime() - 1000);
+    // And a start written for a run that began before the row existed is not dated before the row's creation.
+    const started = (await executions.startAttempt(execution.id, 60_000))!;
+    expect(started.startedAt!.getTime()).toBe(stored!.record.createdAt.getTime());
   });
 
   it('announces every end of an execution with its committed record, exactly once, by id alone when large', async () => {

@@ -38,12 +38,14 @@ function createExecutions(where: string): string {
  * Starts the next attempt of each execution that is waiting for one (QUEUED, or RUNNING between
  * attempts, no attempt marked running, no cancellation asked); returns the rows it started. A row with
  * `ran_for_ms` is an attempt that has already run that long (a deferred start, see StartRequest.ranForMs):
- * a first start is recorded as that long ago.
+ * a first start is recorded as that long ago, but never before the row's creation (a job enqueued alongside the
+ * insert, ExecutionJob.early, may start running before the insert's transaction began).
  */
 export const START_ATTEMPTS = `
   UPDATE executions e
      SET status = 'RUNNING', attempts = e.attempts + 1, attempt_running = true,
-         started_at = COALESCE(e.started_at, now() - (COALESCE(r.ran_for_ms, 0) * interval '1 millisecond')), heartbeat_at = now()
+         started_at = COALESCE(e.started_at, GREATEST(e.created_at, now() - (COALESCE(r.ran_for_ms, 0) * interval '1 millisecond'))),
+         heartbeat_at = now()
     FROM unnest($1::uuid[], $2::int[]) AS r(id, ran_for_ms)
    WHERE e.id = r.id AND e.status IN ('QUEUED', 'RUNNING') AND NOT e.attempt_running AND e.cancel_requested_at IS NULL
   RETURNING e.*`;
@@ -62,7 +64,8 @@ const ROW_GUARD = `(r.attempt IS NULL OR (e.attempts = r.attempt AND e.attempt_r
  *
  * A row with `unstarted_ms` is a first attempt that ran for that long without its start written (see
  * FinishRequest.unstartedMs): it applies only while the execution is untouched (QUEUED, no attempt,
- * none running, no cancellation asked) and records that attempt as attempt 1, started that long ago.
+ * none running, no cancellation asked) and records that attempt as attempt 1, started that long ago (not before
+ * the row's creation, as in START_ATTEMPTS).
  */
 export const FINISH_EXECUTIONS = `
   WITH finished AS (
@@ -71,7 +74,7 @@ export const FINISH_EXECUTIONS = `
            input = COALESCE(r.input::jsonb, e.input),
            attempts = CASE WHEN r.unstarted_ms IS NULL THEN e.attempts ELSE 1 END,
            started_at = CASE WHEN r.unstarted_ms IS NULL THEN e.started_at
-                             ELSE now() - (r.unstarted_ms * interval '1 millisecond') END,
+                             ELSE GREATEST(e.created_at, now() - (r.unstarted_ms * interval '1 millisecond')) END,
            duration_ms = COALESCE(r.unstarted_ms,
                                   GREATEST(0, (EXTRACT(EPOCH FROM (now() - COALESCE(e.started_at, e.created_at))) * 1000)::int))
       FROM unnest($1::uuid[], $2::"ExecutionStatus"[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[])

@@ -8,6 +8,11 @@ import { CREATE_EXECUTIONS, CREATE_EXECUTIONS_UNFLUSHED, FINISH_EXECUTIONS, STAR
 /** What the executor needs of the skill version an execution runs. */
 
 export interface NewExecution {
+  /**
+   * The id, when the caller chose it to enqueue the job alongside the insert (ExecutionJob.early; see queuedRecordOf);
+   * a fresh one otherwise.
+   */
+  id?: string;
   skillVersionId: string;
   skillName: string;
   version: string;
@@ -156,7 +161,7 @@ export class ExecutionsRepository {
     executions: NewExecution[],
     commit: 'flushed' | 'unflushed' = 'flushed',
   ): Promise<{ record: ExecutionRecord; created: boolean }[]> {
-    const ids = executions.map(() => randomUUID());
+    const ids = executions.map((execution) => execution.id ?? randomUUID());
     const column = <T>(pick: (execution: NewExecution) => T) => executions.map(pick);
     const statement = commit === 'flushed' ? CREATE_EXECUTIONS : CREATE_EXECUTIONS_UNFLUSHED;
     const inserted = await this.sql(commit === 'flushed' ? 'createMany' : 'createManyUnflushed', statement, [
@@ -431,4 +436,41 @@ export class ExecutionsRepository {
     );
     return new Map(result.rows.map((row) => [row.version as string, row.last as Date]));
   }
+}
+
+/**
+ * The QUEUED record createMany inserts for `execution` under `id`, built before the insert: what a job enqueued
+ * alongside it carries (ExecutionJob.early). Its `createdAt` is the caller's clock; the row's is the database's, a
+ * little later. The integration tests compare the two records, so a column the insert starts filling shows up here.
+ */
+export function queuedRecordOf(id: string, execution: NewExecution, createdAt: Date): ExecutionRecord {
+  return {
+    id,
+    skillVersionId: execution.skillVersionId,
+    skillName: execution.skillName,
+    version: execution.version,
+    purpose: execution.purpose,
+    branch: execution.branch ?? 'main',
+    traceId: execution.traceId ?? null,
+    traceParent: execution.traceParent ?? null,
+    tool: execution.tool ?? null,
+    status: 'QUEUED',
+    input: execution.input,
+    output: null,
+    error: null,
+    attempts: 0,
+    maxAttempts: execution.maxAttempts,
+    attemptRunning: false,
+    warnings: execution.warnings,
+    sessionId: execution.sessionId,
+    caller: execution.caller,
+    idempotencyKey: execution.idempotencyKey,
+    requestHash: execution.requestHash,
+    cancelRequestedAt: null,
+    heartbeatAt: null,
+    createdAt,
+    startedAt: null,
+    finishedAt: null,
+    durationMs: null,
+  };
 }

@@ -47,6 +47,11 @@ const executorConfigSchema = z
      * meanwhile the execution reads QUEUED. Only with HANDLER_SANDBOX=bubblewrap and no hook applying to the skill (see ExecutionRunner.deferrable).
      */
     ATTEMPT_START_DEFER_MS: positiveInt(0, 60_000).default(100),
+    /**
+     * How long a pickup of a job enqueued alongside its row's insert (ExecutionJob.early) waits for the row before it
+     * concludes there is none (the insert failed). A row committed even later is found by the queue reconciler.
+     */
+    EARLY_JOB_ROW_WAIT_MS: positiveInt(0, 600_000).default(10_000),
     /** Where stored packages are materialised (one directory per content hash; survives restarts). */
     PACKAGE_CACHE_DIR: z
       .string()

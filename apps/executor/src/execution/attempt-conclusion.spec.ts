@@ -14,6 +14,7 @@ import type { HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { AttemptConclusion } from './attempt-conclusion.js';
 import type { AttemptStart } from './attempt-start.js';
 import type { ExecutionEventPublisher } from './execution-event-publisher.js';
+import { writeAsIs } from './early-row.js';
 
 const contract = (idempotent: boolean): RunContract => ({
   tool: null,
@@ -91,6 +92,7 @@ function start(kind: 'written' | 'untouched', written: ExecutionRecord | null = 
     elapsedMs: 5,
     stopTimer: () => undefined,
     ensure: async () => written,
+    rowWrite: writeAsIs,
   } as unknown as AttemptStart;
 }
 

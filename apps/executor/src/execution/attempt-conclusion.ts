@@ -56,7 +56,7 @@ export class AttemptConclusion {
       // Done before its start was ever needed: start and end in one statement.
       start.stopTimer();
       const finished = await this.writeThroughOutage(() =>
-        this.writes.finishUnstarted(executionId, 'SUCCEEDED', { output: outcome.output }, start.elapsedMs),
+        start.rowWrite(() => this.writes.finishUnstarted(executionId, 'SUCCEEDED', { output: outcome.output }, start.elapsedMs)),
       );
       if (!finished) return this.settleRefused(executionId);
       this.events.hold(executionId, {
@@ -139,12 +139,17 @@ export class AttemptConclusion {
 
   /**
    * A deferred start that could not be written: the execution was cancelled (or decided) while its first attempt
-   * ran. That run is dropped; a cancellation nobody concluded yet is concluded here, as a pickup would.
+   * ran, or it has no row. That run is dropped; a cancellation nobody concluded yet is concluded here, as a pickup would.
    */
   private async settleRefused(executionId: string): Promise<void> {
     this.events.drop(executionId);
     const current = await this.writeThroughOutage(() => this.executions.findById(executionId));
-    if (!current || isTerminal(current.status) || current.attemptRunning || !current.cancelRequestedAt) return;
+    if (!current) {
+      // Only a job enqueued alongside its row's insert runs without a row (ExecutionJob.early): that insert failed.
+      this.logger.warn(`the run of execution ${executionId} is dropped: its row never appeared (the registry's insert failed)`);
+      return;
+    }
+    if (isTerminal(current.status) || current.attemptRunning || !current.cancelRequestedAt) return;
     await this.cancelledBeforeStart(executionId);
   }
 

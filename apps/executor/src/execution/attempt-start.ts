@@ -1,4 +1,5 @@
 import type { ExecutionRecord } from '#executions/index.js';
+import { writeAsIs, type RowWrite } from './early-row.js';
 
 /**
  * Whether an attempt's start is in the database, and the one way to put it there.
@@ -14,7 +15,9 @@ import type { ExecutionRecord } from '#executions/index.js';
  * A run that succeeds before any of these writes start and end in one statement (finishUnstarted).
  *
  * If the start cannot be written (the execution was cancelled or decided meanwhile), `onRefused` runs (the
- * runner aborts the handler) and `ensure()` answers null.
+ * runner aborts the handler) and `ensure()` answers null. `rowWrite` is how this attempt's writes treat a row that
+ * is not there yet (a job enqueued alongside its row's insert, see early-row.ts); the start's write goes through it
+ * too.
  */
 export class AttemptStart {
   private written: Promise<ExecutionRecord | null> | null;
@@ -27,6 +30,7 @@ export class AttemptStart {
     record: ExecutionRecord | null,
     private readonly onWritten: (record: ExecutionRecord) => void,
     private readonly onRefused: () => void,
+    readonly rowWrite: RowWrite,
   ) {
     this.record = record;
     this.written = record ? Promise.resolve(record) : null;
@@ -39,6 +43,7 @@ export class AttemptStart {
       record,
       () => undefined,
       () => undefined,
+      writeAsIs,
     );
   }
 
@@ -48,8 +53,10 @@ export class AttemptStart {
     deferMs: number;
     onWritten: (record: ExecutionRecord) => void;
     onRefused: () => void;
+    rowWrite?: RowWrite;
   }): AttemptStart {
-    const start = new AttemptStart(options.write, null, options.onWritten, options.onRefused);
+    const rowWrite = options.rowWrite ?? writeAsIs;
+    const start = new AttemptStart(() => rowWrite(options.write), null, options.onWritten, options.onRefused, rowWrite);
     start.timer = setTimeout(() => void start.ensure().catch(() => undefined), options.deferMs);
     start.timer.unref();
     return start;

@@ -18,6 +18,7 @@ import type { HandlerOutcome } from '../scripts/script-tool-runner.js';
 import { AttemptConclusion } from './attempt-conclusion.js';
 import { AttemptStart } from './attempt-start.js';
 import { AttemptTakeover } from './attempt-takeover.js';
+import { writeAsIs, writeOnceRowExists, type RowWrite } from './early-row.js';
 import { ExecutionEventPublisher } from './execution-event-publisher.js';
 import { HandlerAttempt } from './handler-attempt.js';
 import { RunningAttempts } from './running-attempts.js';
@@ -61,14 +62,19 @@ export class ExecutionRunner {
   /**
    * One pickup of the job for `executionId`. Throws RetryLater to have BullMQ schedule another attempt.
    * `queued`: the QUEUED row as the registry enqueued it, on a job's first delivery (saves reading it back).
+   * `early`: the job was enqueued alongside the row's insert (ExecutionJob.early), so the row may not be there yet: a
+   * write that finds none waits for it (bounded, EARLY_JOB_ROW_WAIT_MS) before the pickup concludes there is none.
    */
-  async run(executionId: string, queued: ExecutionRecord | null = null): Promise<void> {
+  async run(executionId: string, queued: ExecutionRecord | null = null, early = false): Promise<void> {
+    const rowWrite: RowWrite = early
+      ? (write) => writeOnceRowExists(write, () => this.rowExists(executionId), this.config.EARLY_JOB_ROW_WAIT_MS)
+      : writeAsIs;
     if (this.defersStarts) {
       const deferrable = await this.deferrable(executionId, queued);
-      if (deferrable) return this.runDeferred(deferrable.execution, deferrable.version, deferrable.hooks);
+      if (deferrable) return this.runDeferred(deferrable.execution, deferrable.version, deferrable.hooks, rowWrite);
     }
     // Common case: one statement, and the version from the cache; anything unusual is sorted out below.
-    const fast = await this.writes.startAttempt(executionId);
+    const fast = await rowWrite(() => this.writes.startAttempt(executionId));
     if (fast) {
       this.events.track(fast);
       const cached = await this.versionOf(fast.skillVersionId);
@@ -78,7 +84,11 @@ export class ExecutionRunner {
     }
     const found = await this.executions.findForRun(executionId);
     if (!found) {
-      this.logger.warn(`job for unknown execution ${executionId} ignored`);
+      this.logger.warn(
+        early
+          ? `job for execution ${executionId} ignored: its row never appeared (the registry's insert failed)`
+          : `job for unknown execution ${executionId} ignored`,
+      );
       return;
     }
     const { version } = found;
@@ -123,7 +133,7 @@ export class ExecutionRunner {
     return { execution, version, hooks };
   }
 
-  private runDeferred(queued: ExecutionRecord, version: ExecutableVersion, hooks: AttemptHooks): Promise<void> {
+  private runDeferred(queued: ExecutionRecord, version: ExecutableVersion, hooks: AttemptHooks, rowWrite: RowWrite): Promise<void> {
     const controller = new AbortController();
     const start = AttemptStart.deferred({
       // Recorded as begun when the run began here (as its 'started' event is), not when the write goes out.
@@ -139,6 +149,7 @@ export class ExecutionRunner {
       },
       // Cancelled or decided while it ran: the run stops, and what it did is dropped (it left nothing behind).
       onRefused: () => controller.abort(),
+      rowWrite,
     });
     // What the start will write (attempt 1), for the handler's context meanwhile.
     const execution: ExecutionRecord = { ...queued, status: 'RUNNING', attempts: 1, attemptRunning: true };
@@ -205,6 +216,10 @@ export class ExecutionRunner {
       ? await this.handler.run({ execution, version, contract, start, hooks, signal, traceParent })
       : noSuchTool(version, execution.tool);
     await this.conclusion.outcome(execution, contract, outcome, start, hooks);
+  }
+
+  private async rowExists(executionId: string): Promise<boolean> {
+    return (await this.executions.findById(executionId)) !== null;
   }
 
   /**

@@ -50,7 +50,7 @@ export class ExecutionWorker implements OnApplicationShutdown {
       concurrency: this.config.EXECUTOR_CONCURRENCY,
       lockDurationMs: this.config.LOCK_DURATION_MS,
       stalledIntervalMs: this.config.STALLED_INTERVAL_MS,
-      run: (executionId, queued) => this.runner.run(executionId, queued),
+      run: (executionId, queued, early) => this.runner.run(executionId, queued, early),
       onCancel: (executionId) => {
         if (this.running.cancel(executionId)) this.logger.log(`cancelling ${executionId}`);
       },

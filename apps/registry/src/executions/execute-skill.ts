@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { JsonSchemaValidator, type RunContract, isExecutable, runContractOf } from '#contracts/index.js';
 import {
@@ -8,8 +8,10 @@ import {
   ExecutionsRepository,
   isTerminal,
   maxAttemptsFor,
+  queuedRecordOf,
   type ExecutionPurpose,
   type ExecutionRecord,
+  type NewExecution,
 } from '#executions/index.js';
 import { TwinStore } from '#twin/index.js';
 import { ROOT_TRACE_CONTEXT, SpanKind, type TraceContext, startSpan, traceIdOf, traceparentOf } from '#observability/index.js';
@@ -27,7 +29,7 @@ import {
   SkillNotFound,
   ScriptToolNotFound,
 } from '../problem/domain-errors.js';
-import { ExecutionWaiters } from './execution-infrastructure.js';
+import { ExecutionWaiters, type FinishListener } from './execution-infrastructure.js';
 
 export interface ExecuteCommand {
   name: string;
@@ -150,43 +152,90 @@ export class ExecuteSkill {
       idempotencyKey: command.idempotencyKey ?? null,
       requestHash,
     };
-    // A waiting call's create is not flushed to disk by itself (one flush fewer per synchronous call): the finish
-    // it waits for is, and any earlier answer goes through storedNow.
-    const { record, created } = await (command.waitSeconds ? this.writes.createAwaited(execution) : this.writes.create(execution));
+    // An input some hook redacts stays out of the job (whose data outlives the run in Redis): the executor reads the row.
+    const redactedInput = this.hooks.redactedInput(version, command.input);
+    // Without an idempotency key the insert cannot find an earlier execution: the job goes out alongside it instead of
+    // after its commit (a round trip less on the way of a call), and the executor waits for a row it finds missing
+    // (ExecutionJob.early). If the insert fails, its error is the answer; the job finds no row and is dropped.
+    if (!command.idempotencyKey) {
+      const id = randomUUID();
+      // Listen before enqueueing, so even an instant result cannot be missed.
+      const listener = command.waitSeconds ? this.waiters.listen(id) : null;
+      const [stored, sent] = await Promise.allSettled([
+        this.create({ ...execution, id }, command.waitSeconds),
+        this.send(queuedRecordOf(id, execution, new Date()), version, metadata, redactedInput, true),
+      ]);
+      if (stored.status === 'rejected') {
+        listener?.dispose();
+        throw stored.reason;
+      }
+      return this.answer(stored.value.record, version, sent, redactedInput, listener, command.waitSeconds);
+    }
+    const { record, created } = await this.create(execution, command.waitSeconds);
     if (!created) {
-      if (record.requestHash !== requestHash) throw new IdempotencyKeyReused(command.idempotencyKey as string, record.id);
+      if (record.requestHash !== requestHash) throw new IdempotencyKeyReused(command.idempotencyKey, record.id);
       // The execution of an earlier request with this key, which may have been a waiting call's.
       const latest = await this.waitIfAsked(record, command.waitSeconds);
       return { execution: isTerminal(latest.status) ? latest : await this.storedNow(record.id), version, created };
     }
-    // Listen before enqueueing, so even an instant result cannot be missed.
     const listener = command.waitSeconds ? this.waiters.listen(record.id) : null;
-    // An input some hook redacts stays out of the job (whose data outlives the run in Redis): the executor reads the row.
-    const redactedInput = this.hooks.redactedInput(version, record.input);
+    const [sent] = await Promise.allSettled([this.send(record, version, metadata, redactedInput, false)]);
+    return this.answer(record, version, sent, redactedInput, listener, command.waitSeconds);
+  }
+
+  /**
+   * Stores a new execution, group-committed. A waiting call's create is not flushed to disk by itself (one flush fewer
+   * per synchronous call): the finish it waits for is, and any earlier answer goes through storedNow.
+   */
+  private create(execution: NewExecution, waitSeconds: number | undefined): Promise<{ record: ExecutionRecord; created: boolean }> {
+    return waitSeconds ? this.writes.createAwaited(execution) : this.writes.create(execution);
+  }
+
+  /** The 'queued' event and the job. Both go out on one connection, in this order: 'queued' always precedes the executor's events. */
+  private async send(
+    record: ExecutionRecord,
+    version: SkillVersionRecord,
+    metadata: Record<string, unknown> | undefined,
+    redactedInput: Record<string, unknown> | undefined,
+    early: boolean,
+  ): Promise<void> {
     const subject = { executionId: record.id, skill: version.name, sessionId: record.sessionId };
-    try {
-      // Both go out on one connection, in this order: 'queued' always precedes the executor's events.
-      await Promise.all([
-        this.events.append(subject, {
-          type: 'queued',
-          at: new Date().toISOString(),
-          skill: version.name,
-          version: version.version,
-          ...(metadata ? { metadata } : {}),
-        }),
-        this.queue.enqueue(record.id, redactedInput ? undefined : record),
-      ]);
-    } catch (error) {
+    await Promise.all([
+      this.events.append(subject, {
+        type: 'queued',
+        at: new Date().toISOString(),
+        skill: version.name,
+        version: version.version,
+        ...(metadata ? { metadata } : {}),
+      }),
+      this.queue.enqueue(record.id, redactedInput ? undefined : record, early),
+    ]);
+  }
+
+  /**
+   * The answer for a stored new execution whose job was `sent` (or not: then it is failed, QUEUE_UNAVAILABLE): at once,
+   * or with a listener, its end (or its state when the wait ran out).
+   */
+  private async answer(
+    record: ExecutionRecord,
+    version: SkillVersionRecord,
+    sent: PromiseSettledResult<void>,
+    redactedInput: Record<string, unknown> | undefined,
+    listener: FinishListener | null,
+    waitSeconds: number | undefined,
+  ): Promise<ExecuteResult> {
+    if (sent.status === 'rejected') {
       listener?.dispose();
+      const reason = (sent.reason as Error).message;
       await this.executions.finish(record.id, 'FAILED', {
         ...(redactedInput ? { input: redactedInput } : {}),
-        error: { code: 'QUEUE_UNAVAILABLE', message: 'The execution could not be queued', details: { reason: (error as Error).message } },
+        error: { code: 'QUEUE_UNAVAILABLE', message: 'The execution could not be queued', details: { reason } },
       });
-      throw new QueueUnavailable((error as Error).message);
+      throw new QueueUnavailable(reason);
     }
-    if (!listener) return { execution: record, version, created };
-    const finished = await listener.wait((command.waitSeconds as number) * 1000);
-    return { execution: finished ?? (await this.storedNow(record.id)), version, created };
+    if (!listener) return { execution: record, version, created: true };
+    const finished = await listener.wait((waitSeconds as number) * 1000);
+    return { execution: finished ?? (await this.storedNow(record.id)), version, created: true };
   }
 
   /**

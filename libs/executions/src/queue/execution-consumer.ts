@@ -22,9 +22,10 @@ export interface ExecutionConsumerOptions {
   stalledIntervalMs: number;
   /**
    * One delivery of an execution's job. `queued` is the QUEUED row the registry enqueued with, on the
-   * job's first delivery only (see ExecutionJob); throw RetryLater to have another delivery later.
+   * job's first delivery only (see ExecutionJob); `early`: the job may have come before the row (ExecutionJob.early).
+   * Throw RetryLater to have another delivery later.
    */
-  run: (executionId: string, queued: ExecutionRecord | null) => Promise<void>;
+  run: (executionId: string, queued: ExecutionRecord | null, early: boolean) => Promise<void>;
   /** A cancellation announced for an execution (it may run in this process or elsewhere). */
   onCancel: (executionId: string) => void;
   onWarning: (message: string) => void;
@@ -89,5 +90,5 @@ async function deliver(job: Job<ExecutionJob>, options: ExecutionConsumerOptions
   if (typeof executionId !== 'string') throw new UnrecoverableError('job carries no executionId');
   // The row the registry enqueued with is good for the job's first delivery only (see ExecutionJob).
   const firstDelivery = job.attemptsMade === 0 && !job.stalledCounter;
-  await options.run(executionId, firstDelivery ? recordFromSnapshot(executionId, job.data.queued) : null);
+  await options.run(executionId, firstDelivery ? recordFromSnapshot(executionId, job.data.queued) : null, job.data.early === true);
 }

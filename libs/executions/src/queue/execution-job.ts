@@ -13,6 +13,13 @@ export const EXECUTION_JOB = 'execute';
 export interface ExecutionJob {
   executionId: string;
   queued?: Record<string, unknown>;
+  /**
+   * Enqueued alongside the insert of its row, not after its commit (a new execution without an idempotency key, to
+   * save the commit's round trip on the way of a call): a pickup may come before the row is there. The executor
+   * then waits for it (bounded) before it concludes there is none, which happens when the insert failed (and its
+   * caller was answered with the error).
+   */
+  early?: true;
 }
 
 /** Inputs larger than this are not copied into the job (they are read from the row instead). */

@@ -44,10 +44,14 @@ export class ExecutionQueue {
     return this.redis.status === 'ready' ? null : `connection ${this.redis.status}`;
   }
 
-  /** Enqueues the execution's job; `record`, when given, is the QUEUED row just committed (copied into the job when small). */
-  async enqueue(executionId: string, record?: ExecutionRecord): Promise<void> {
+  /**
+   * Enqueues the execution's job; `record`, when given, is its QUEUED row (copied into the job when small): just
+   * committed, or with `early`, being inserted meanwhile (see ExecutionJob.early).
+   */
+  async enqueue(executionId: string, record?: ExecutionRecord, early = false): Promise<void> {
     const queued = record ? queuedSnapshotOf(record) : undefined;
-    await this.queue.add(EXECUTION_JOB, queued ? { executionId, queued } : { executionId }, executionJobOptions(executionId));
+    const job: ExecutionJob = { executionId, ...(queued ? { queued } : {}), ...(early ? { early: true as const } : {}) };
+    await this.queue.add(EXECUTION_JOB, job, executionJobOptions(executionId));
   }
 
   /** The job of the next attempt of an execution taken over from a dead worker (its own job is still active). */
