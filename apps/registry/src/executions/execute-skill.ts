@@ -161,15 +161,18 @@ export class ExecuteSkill {
       const id = randomUUID();
       // Listen before enqueueing, so even an instant result cannot be missed.
       const listener = command.waitSeconds ? this.waiters.listen(id) : null;
-      const [stored, sent] = await Promise.allSettled([
-        this.create({ ...execution, id }, command.waitSeconds),
+      const stored = this.create({ ...execution, id }, command.waitSeconds);
+      // After the insert's flush has gone out (GroupCommit flushes in the check phase): the database works on it while
+      // this process builds the job.
+      const sent = new Promise((resolve) => setImmediate(resolve)).then(() =>
         this.send(queuedRecordOf(id, execution, new Date()), version, metadata, redactedInput, true),
-      ]);
-      if (stored.status === 'rejected') {
+      );
+      const [created, queued] = await Promise.allSettled([stored, sent]);
+      if (created.status === 'rejected') {
         listener?.dispose();
-        throw stored.reason;
+        throw created.reason;
       }
-      return this.answer(stored.value.record, version, sent, redactedInput, listener, command.waitSeconds);
+      return this.answer(created.value.record, version, queued, redactedInput, listener, command.waitSeconds);
     }
     const { record, created } = await this.create(execution, command.waitSeconds);
     if (!created) {
