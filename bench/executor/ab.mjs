@@ -1,0 +1,81 @@
+// bench/executor/ab.mjs: `?wait` latency of two (or more) built checkouts measured side by side, for a change whose
+// effect is smaller than this machine's drift between runs (20–30%, and more on a shared VM): each tree's registry
+// and executor run at once, on their own database and queue prefix, and one client alternates between them —
+// a call to the first, then to the second, ... — so whatever slows the machine slows every tree alike.
+// Usage: node scripts/build-if-changed.mjs in each tree (a `git worktree` of the other commit, with node_modules
+// linked), then: AB_TREES=/path/to/old,/path/to/new node bench/executor/ab.mjs
+// Env: AB_TREES (comma-separated checkouts, default this one twice), BENCH_SYNC_SAMPLES (1500 calls each),
+// BENCH_WARMUP (1000 calls each first), AB_CONCURRENCY (1: calls of a tree in flight at once; each round waits for all).
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deleteRedisKeys } from '../support/redis-cleanup.mjs';
+import { httpClient } from '../support/http-client.mjs';
+import { percentile } from './closed-loop.mjs';
+import { writeSkill } from './skill-fixture.mjs';
+
+const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const TREES = (process.env.AB_TREES ?? `${HERE},${HERE}`).split(',').map((tree) => path.resolve(tree));
+const SAMPLES = Number(process.env.BENCH_SYNC_SAMPLES ?? 1500);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+const CONCURRENCY = Number(process.env.AB_CONCURRENCY ?? 1);
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const root = await mkdtemp(path.join(os.tmpdir(), 'bench-ab-'));
+const stacks = [];
+try {
+  await writeSkill(root, 'bench_noop', 'return { n: input.n };', 30);
+  for (const [index, tree] of TREES.entries()) {
+    // Each tree starts its processes with its own support code, from its own dist/.
+    const support = await import(path.join(tree, 'bench/support/registry-process.mjs'));
+    const { startExecutorProcess } = await import(path.join(tree, 'bench/support/executor-process.mjs'));
+    const env = {
+      DATABASE_URL: support.benchDatabaseUrl(),
+      SKILL_PATHS: root,
+      QUEUE_PREFIX: `bench-ab-${process.pid}-${index}`,
+      REDIS_URL,
+      DATABASE_POOL_SIZE: '20',
+    };
+    const stack = { tree, support, env, times: [] };
+    stacks.push(stack);
+    stack.registry = await support.startRegistryProcess(env);
+    await fetch(`${stack.registry.url}/v1/admin/skills/bench_noop/versions/1.0.0/promote`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${support.ADMIN_TOKEN}` },
+      body: JSON.stringify({ force: true, reason: 'benchmark' }),
+    });
+    stack.executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: '32' });
+    stack.client = httpClient(stack.registry.url, Math.max(4, CONCURRENCY));
+  }
+  const call = async (stack, n) => {
+    const sent = performance.now();
+    const { status, body } = await stack.client.request('POST', '/v1/skills/bench_noop/executions?wait=30', { input: { n } });
+    if (status !== 200 || body.status !== 'SUCCEEDED') throw new Error(`${stack.tree}: ${status} ${JSON.stringify(body).slice(0, 300)}`);
+    return performance.now() - sent;
+  };
+  for (let round = 0; round < WARMUP + SAMPLES; round++) {
+    for (const stack of stacks) {
+      const times = await Promise.all(Array.from({ length: CONCURRENCY }, (_, index) => call(stack, round * CONCURRENCY + index)));
+      if (round >= WARMUP) stack.times.push(...times);
+    }
+  }
+  const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  console.log(`?wait, ${SAMPLES} rounds of ${CONCURRENCY} call(s) per tree, alternating, ms:`);
+  console.log('tree'.padEnd(40) + ['p50', 'p90', 'p99', 'mean'].map((name) => name.padStart(9)).join(''));
+  for (const { tree, times } of stacks) {
+    const figures = [percentile(times, 50), percentile(times, 90), percentile(times, 99), mean(times)];
+    console.log(tree.padEnd(40) + figures.map((figure) => figure.toFixed(2).padStart(9)).join(''));
+  }
+  const base = percentile(stacks[0].times, 50);
+  console.log(`p50 as a ratio to the first tree's: ${stacks.map((stack) => (percentile(stack.times, 50) / base).toFixed(3)).join(', ')}`);
+} finally {
+  for (const stack of stacks) {
+    stack.client?.close();
+    if (stack.executor) await stack.support.stopProcess(stack.executor.child);
+    if (stack.registry) await stack.support.stopProcess(stack.registry.child);
+    await stack.support.dropDatabase(stack.env.DATABASE_URL).catch(() => undefined);
+    await deleteRedisKeys(REDIS_URL, stack.env.QUEUE_PREFIX).catch(() => undefined);
+  }
+  await rm(root, { recursive: true, force: true });
+}
