@@ -199,6 +199,8 @@ describe('batched execution writes (group commit)', () => {
   it('a start written after its attempt ran (a deferred start) is recorded that long ago; a later attempt keeps the first start', async () => {
     const writes = new BatchedExecutionWrites(executions, { maxBatch: 64, windowMs: 2 });
     const [deferred, plain] = await Promise.all([writes.create(newExecution()), writes.create(newExecution())]);
+    // Created a while ago (a start is never recorded before its row's creation, see the repositories' tests).
+    await pool.query(`UPDATE executions SET created_at = created_at - interval '10 seconds' WHERE id = $1`, [deferred.record.id]);
     const before = Date.now();
     const [late, now] = await Promise.all([writes.startAttempt(deferred.record.id, 1500), writes.startAttempt(plain.record.id)]);
     const after = Date.now();
