@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { JsonSchemaValidator, type RunContract, isExecutable, runContractOf } from '#contracts/index.js';
+import { JsonSchemaValidator, type RunContract, isExecutable } from '#contracts/index.js';
 import {
   BatchedExecutionWrites,
   ExecutionEventLog,
@@ -24,11 +24,10 @@ import {
   IdempotencyKeyReused,
   InputInvalid,
   QueueUnavailable,
-  RequestInvalid,
   SkillNotExecutable,
   SkillNotFound,
-  ScriptToolNotFound,
 } from '../problem/domain-errors.js';
+import { contractToRun } from './contract-to-run.js';
 import { ExecutionWaiters, type FinishListener } from './execution-infrastructure.js';
 
 export interface ExecuteCommand {
@@ -83,7 +82,7 @@ export class ExecuteSkill {
     const executable =
       purpose === 'promotion' ? version.status === 'REGISTERED' || isExecutable(version.status) : isExecutable(version.status);
     if (!executable) throw new SkillNotExecutable(version.name, version.version, version.status);
-    const contract = this.contractOf(version, command.tool);
+    const contract = contractToRun(version, command.tool);
     const violations = contract.inputSchema ? this.validator.validate(contract.inputSchema, command.input) : [];
     if (violations.length > 0) throw new InputInvalid(version.name, version.version, violations);
     const branch = command.branch ?? 'main';
@@ -265,46 +264,6 @@ export class ExecuteSkill {
       return latest;
     }
     return (await listener.wait(seconds * 1000, signal)) ?? (await this.executions.findById(record.id)) ?? latest;
-  }
-
-  /** The contract the execution runs under (runContractOf), or a clear refusal naming the tools there are. */
-  private contractOf(version: SkillVersionRecord, tool: string | undefined): RunContract {
-    const contract = runContractOf(version, tool);
-    // What `tool` may name: a script tool, or a workflow of them (seed 004).
-    const names = [...version.tools, ...version.workflows].map((candidate) => candidate.name);
-    if (!contract) {
-      if (version.tools.length === 0 && tool !== undefined) {
-        throw new RequestInvalid(`Skill '${version.name}' has one handler and no tools; leave out 'tool'`, [
-          { field: 'tool', message: 'this skill has no tools' },
-        ]);
-      }
-      if (tool === undefined) {
-        throw new RequestInvalid(
-          names.length
-            ? `Skill '${version.name}' ${version.version} has several tools; name one with 'tool': ${names.join(', ')}`
-            : `Skill '${version.name}' ${version.version} is instructions only: it has no tools to execute`,
-          [{ field: 'tool', message: names.length ? `one of ${names.join(', ')}` : 'this skill has no tools' }],
-        );
-      }
-      throw new ScriptToolNotFound(version.name, version.version, tool, names);
-    }
-    if (contract.tool && !contract.tool.script) {
-      throw new SkillNotExecutable(
-        version.name,
-        version.version,
-        version.status,
-        `tool '${contract.tool.name}' cannot run here: ${contract.tool.not_executable_reason ?? 'it has no script'}`,
-      );
-    }
-    if (contract.workflow?.not_executable_reason) {
-      throw new SkillNotExecutable(
-        version.name,
-        version.version,
-        version.status,
-        `workflow '${contract.workflow.name}' cannot run here: ${contract.workflow.not_executable_reason}`,
-      );
-    }
-    return contract;
   }
 
   private resolveVersion(name: string, version: string | undefined): SkillVersionRecord {
