@@ -87,13 +87,16 @@ function hooksRecording(
 
 /** A start as the runner holds it: written (attempt 2 here) or deferred and never needed. */
 function start(kind: 'written' | 'untouched', written: ExecutionRecord | null = { ...execution, attempts: 2 } as ExecutionRecord) {
-  return {
+  const fake = {
     untouched: kind === 'untouched',
+    concluding: false,
     elapsedMs: 5,
     stopTimer: () => undefined,
     ensure: async () => written,
     rowWrite: writeAsIs,
-  } as unknown as AttemptStart;
+    markConcluding: () => void (fake.concluding = true),
+  };
+  return fake as unknown as AttemptStart;
 }
 
 describe('AttemptConclusion', () => {
@@ -180,6 +183,25 @@ describe('AttemptConclusion', () => {
     expect(failing.seen.finishes).toMatchObject([{ status: 'FAILED', result: { input: {}, error: { code: 'TOOL_ERROR' } } }]);
     expect(failing.seen.errors).toHaveLength(1);
     expect(failing.seen.delivered).toHaveLength(1);
+  });
+
+  it('marks the attempt concluding before it writes anything, whatever the outcome', async () => {
+    const outcomes: HandlerOutcome[] = [{ ok: true, output: { n: 1 } }, toolError];
+    for (const outcome of outcomes) {
+      for (const kind of ['written', 'untouched'] as const) {
+        const attempt = start(kind);
+        const { conclusion, hooks } = conclusionWith();
+        const writesSeenConcluding: boolean[] = [];
+        const ensure = attempt.ensure.bind(attempt);
+        (attempt as { ensure: AttemptStart['ensure'] }).ensure = () => (writesSeenConcluding.push(attempt.concluding), ensure());
+        (attempt as { rowWrite: AttemptStart['rowWrite'] }).rowWrite = (write) => (writesSeenConcluding.push(attempt.concluding), write());
+        await conclusion.outcome(execution, contract(true), outcome, attempt, hooks).catch((error: unknown) => {
+          if (!(error instanceof RetryLater)) throw error;
+        });
+        expect(writesSeenConcluding.length).toBeGreaterThan(0);
+        expect(writesSeenConcluding.every(Boolean)).toBe(true);
+      }
+    }
   });
 
   it('publishes nothing of its own when someone else decided first (the guarded write is refused)', async () => {

@@ -51,6 +51,7 @@ export class AttemptConclusion {
     hooks: AttemptHooks,
   ): Promise<void> {
     const executionId = execution.id;
+    start.markConcluding();
     // Deferred starts happen only for attempts no hook applies to (ExecutionRunner.deferrable): nothing to redact or run.
     if (outcome.ok && start.untouched) {
       // Done before its start was ever needed: start and end in one statement.

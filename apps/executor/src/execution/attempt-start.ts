@@ -2,7 +2,7 @@ import type { ExecutionRecord } from '#executions/index.js';
 import { writeAsIs, type RowWrite } from './early-row.js';
 
 /**
- * Whether an attempt's start is in the database, and the one way to put it there.
+ * Whether an attempt's start is in the database, and the one way to put it there; and whether its handler is done.
  *
  * Normally the start is written before the handler runs. A first attempt of a TypeScript handler in the
  * OS sandbox may instead run first and write its start lazily ("deferred"): the sandbox has no network,
@@ -24,6 +24,7 @@ export class AttemptStart {
   private record: ExecutionRecord | null;
   private timer: NodeJS.Timeout | null = null;
   private readonly startedAt = performance.now();
+  private outcomeIn = false;
 
   private constructor(
     private readonly write: (() => Promise<ExecutionRecord | null>) | null,
@@ -65,6 +66,21 @@ export class AttemptStart {
   /** True once the start is in the database (the attempt is then heartbeated and may be taken over). */
   get durable(): boolean {
     return this.record !== null;
+  }
+
+  /**
+   * True once the handler's outcome is in and the attempt's end is being written (AttemptConclusion): nothing of the
+   * attempt runs any more that a takeover would have to stop, and its end's write, guarded by the attempt, decides
+   * whether it is still this worker's. A heartbeat that finds its row no longer running then is no takeover: the row
+   * may have ended by that very write, committed before its answer reached this process.
+   */
+  get concluding(): boolean {
+    return this.outcomeIn;
+  }
+
+  /** The handler's outcome is in (see `concluding`). */
+  markConcluding(): void {
+    this.outcomeIn = true;
   }
 
   /** True while nobody has asked for the start to be written: a success may still write start and end at once. */

@@ -17,6 +17,18 @@ describe('RunningAttempts', () => {
     expect(running.heartbeated()).toEqual([{ id: 'a', attempt: 2 }]);
   });
 
+  it('leaves an attempt whose handler is done to its conclusion when a heartbeat finds its row no longer running', () => {
+    // The row may have stopped running because this attempt's own end was just committed: no takeover to stop.
+    const running = new RunningAttempts();
+    const controller = new AbortController();
+    const attempt = written(1);
+    running.hold('a', { attempt: 1, controller, start: attempt });
+    attempt.markConcluding();
+    running.abandon(['a']);
+    expect(controller.signal.aborted).toBe(false);
+    expect(running.heartbeated()).toEqual([{ id: 'a', attempt: 1 }]);
+  });
+
   it('a release of an earlier attempt leaves the later attempt of the same execution held', () => {
     const running = new RunningAttempts();
     const first = new AbortController();

@@ -57,12 +57,15 @@ export class RunningAttempts {
 
   /**
    * Stops attempts that are no longer this worker's (another worker took them over after missed
-   * heartbeats). Their outcome is discarded: every write about them is guarded by the attempt.
+   * heartbeats). Their outcome is discarded: every write about them is guarded by the attempt. An attempt
+   * whose handler is done is left to its conclusion (AttemptStart.concluding): there is nothing left to stop, the
+   * guarded write of its end tells whether it is still this worker's, and its row may have stopped running because
+   * that write just ended it.
    */
   abandon(executionIds: string[]): void {
     for (const id of executionIds) {
       const entry = this.running.get(id);
-      if (!entry) continue;
+      if (!entry || entry.start.concluding) continue;
       this.logger.warn(`attempt ${entry.attempt} of ${id} was taken over by another worker; stopping it`);
       entry.controller.abort();
     }
