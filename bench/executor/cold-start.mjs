@@ -3,7 +3,7 @@
 // the next execution of the same version, in one run. The four catalog skills that need no tool
 // adapter are the packages, each published under N versions so that every first run is a new package.
 // Usage: npm run build && node bench/executor/cold-start.mjs   (BENCH_COLD_VERSIONS=10)
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_TOKEN, REPO_ROOT, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
@@ -36,6 +36,8 @@ async function writePackages(root) {
 async function main() {
   const root = await mkdtemp(path.join(os.tmpdir(), 'bench-cold-'));
   const cache = await mkdtemp(path.join(os.tmpdir(), 'bench-cold-cache-'));
+  // mkdtemp makes it 0700; the sandbox user must traverse the package cache (else the executor warns that script tools cannot run).
+  await chmod(cache, 0o755);
   const databaseUrl = benchDatabaseUrl();
   const queuePrefix = `bench-cold-${process.pid}`;
   let registry;

@@ -2,7 +2,7 @@
 // 10,000 executions of the catalog's pure-logic skills (skills/firmware/*, skills/simulation/compare_results),
 // each run on its own declared example input, round robin. Part of npm run bench:executor.
 // Usage: npm run build && node bench/executor/memory.mjs   Env: BENCH_RSS_EXECUTIONS (10000).
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_TOKEN, REPO_ROOT, benchDatabaseUrl, dropDatabase, startRegistryProcess, stopProcess } from '../support/registry-process.mjs';
@@ -46,6 +46,8 @@ async function descendantsRssMb(pid) {
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'bench-memory-'));
 const cache = await mkdtemp(path.join(os.tmpdir(), 'bench-memory-cache-'));
+// mkdtemp makes it 0700; the sandbox user must traverse the package cache (else the executor warns that script tools cannot run).
+await chmod(cache, 0o755);
 const databaseUrl = benchDatabaseUrl();
 const prefix = `bench-memory-${process.pid}`;
 let registry;
