@@ -1,5 +1,5 @@
 /**
- * Entry of a sandbox process: runs the handler of one package, one run at a time, inside bubblewrap
+ * Entry of a sandbox process: runs the handler of one package, one run at a time (in the order handed), inside bubblewrap
  * (see handler-launch.ts). It has no network, no platform variable and no file of the host beyond the
  * runtime, its package and its scratch directory; tool calls, twin calls and log lines go to the
  * executor as frames on fd 3, which it answers there. The executor trusts nothing this process says.
@@ -177,12 +177,15 @@ async function emptyScratch(): Promise<void> {
   await Promise.all(entries.map((entry) => rm(`${options.scratchDir}/${entry}`, { recursive: true, force: true }).catch(() => undefined)));
 }
 
-async function run(request: RunRequest): Promise<void> {
+/** Runs one request; true when it succeeded (a failed run may have left the process in any state). */
+async function run(request: RunRequest): Promise<boolean> {
   await emptyScratch();
   const controller = new AbortController();
   aborts.set(request.runId, controller);
-  const fail = (code: string, message: string, details: Record<string, unknown> = {}) =>
+  const fail = (code: string, message: string, details: Record<string, unknown> = {}): false => {
     send({ type: 'result', runId: request.runId, outcome: 'error', error: { code: code as never, message, details } });
+    return false;
+  };
   try {
     const Handler = await handlerFor(request);
     // Not a second platform check: the registry checked the input once and the executor checks the output once
@@ -214,6 +217,7 @@ async function run(request: RunRequest): Promise<void> {
       outcome: 'ok',
       output: JSON.parse(JSON.stringify(output.data)) as Record<string, unknown>,
     });
+    return true;
   } catch (error) {
     const typed = error as { code?: unknown; message?: string; details?: unknown; name?: string; stack?: string };
     const known = ['PRECONDITION_FAILED', 'TOOL_ERROR', 'TOOL_TIMEOUT', 'HANDLER_ERROR'];
@@ -245,8 +249,33 @@ function inspect(request: InspectRequest): void {
   send(message as FromSandbox);
 }
 
+/**
+ * Runs wait here, in order, while one is under way: the executor may hand the process its next run before the
+ * current one ends, so that it goes on without waiting to be woken. After a run that failed, none is started (the
+ * executor ends the process and gives them to another); a waiting run the executor withdraws is never started.
+ */
+const waitingRuns: RunRequest[] = [];
+let running = false;
+let spent = false;
+
+async function runInTurn(request: RunRequest): Promise<void> {
+  waitingRuns.push(request);
+  if (running) return;
+  running = true;
+  for (let next = waitingRuns.shift(); next && !spent; next = waitingRuns.shift()) spent = !(await run(next).catch(() => false));
+  running = false;
+}
+
+function withdraw(runId: number): void {
+  const index = waitingRuns.findIndex((request) => request.runId === runId);
+  if (index < 0) return;
+  waitingRuns.splice(index, 1);
+  send({ type: 'withdrawn', runId });
+}
+
 function receive(message: ToSandbox): void {
-  if (message.type === 'run') void run(message);
+  if (message.type === 'run') void runInTurn(message);
+  else if (message.type === 'withdraw') withdraw(message.runId);
   else if (message.type === 'inspect') inspect(message);
   else if (message.type === 'abort') aborts.get((message as AbortRequest).runId)?.abort(new Error('execution cancelled'));
   else if (message.type === 'tool_reply') {

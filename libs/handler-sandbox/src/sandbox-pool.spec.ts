@@ -6,13 +6,49 @@ import type { McpBridge } from '@skill-registry/sdk';
 import { HandlerSandboxPool, type HandlerSandboxLauncher } from './sandbox-pool.js';
 
 /**
- * A stand-in sandbox process speaking the pool's frames on fd 3: answers each run with its input and
- * its own pid; `fail` answers an error, `flood` sends an oversized frame, `garbage` a malformed one.
+ * A stand-in sandbox process speaking the pool's frames on fd 3, like the real one one run at a time, in the order
+ * handed (a run handed while another is under way waits; after a failed run none begins; a waiting run withdrawn is
+ * dropped with 'withdrawn'): answers each run with its input, its own pid and whether it was handed early (while
+ * another ran); `fail` answers an error (after `failAfterMs`), `flood` sends an oversized frame, `garbage` a malformed
+ * one, `sleepMs` answers later, `callFirst` waits for the answer to a tool call, `call` makes one and does not wait.
  */
 const HOST_SOURCE = `
 import net from 'node:net';
 const socket = new net.Socket({ fd: 3, readable: true, writable: true });
 const send = (value) => { const body = Buffer.from(JSON.stringify(value)); const head = Buffer.alloc(4); head.writeUInt32BE(body.length); socket.write(Buffer.concat([head, body])); };
+const waiting = [];
+const replies = new Map();
+let running = false;
+let spent = false;
+const later = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+async function handle(message) {
+  const input = message.input;
+  const runId = message.runId;
+  const output = { ...input, pid: process.pid, handedEarly: message.handedEarly };
+  if (input.flood) { const head = Buffer.alloc(4); head.writeUInt32BE(1 << 30); socket.write(head); return false; }
+  if (input.call) send({ type: 'tool_call', runId, callId: 1, op: 'invoke', args: ['t.slow', {}] });
+  if (input.garbage) { send({ type: 'result', runId, outcome: 'ok', output: 'not an object' }); return false; }
+  if (input.logs) for (let i = 0; i < input.logs; i++) send({ type: 'log', runId, level: 'info', message: 'line ' + i, fields: {} });
+  if (input.callFirst) {
+    const replied = new Promise((resolve) => replies.set(runId, resolve));
+    send({ type: 'tool_call', runId, callId: runId, op: 'invoke', args: ['t.slow', {}] });
+    await replied;
+  }
+  if (input.sleepMs) await later(input.sleepMs);
+  if (input.fail) {
+    if (input.failAfterMs) await later(input.failAfterMs);
+    send({ type: 'result', runId, outcome: 'error', error: { code: 'WORKER_LOST', message: 'claimed', details: {} } });
+    return false;
+  }
+  send({ type: 'result', runId, outcome: 'ok', output, ...(input.heapMb ? { heapMb: input.heapMb } : {}) });
+  return true;
+}
+async function pump() {
+  if (running) return;
+  running = true;
+  while (waiting.length > 0 && !spent) spent = !(await handle(waiting.shift()));
+  running = false;
+}
 let buffered = Buffer.alloc(0);
 socket.on('data', (chunk) => {
   buffered = Buffer.concat([buffered, chunk]);
@@ -20,17 +56,15 @@ socket.on('data', (chunk) => {
     const length = buffered.readUInt32BE(0);
     const message = JSON.parse(buffered.subarray(4, 4 + length).toString());
     buffered = buffered.subarray(4 + length);
-    if (message.type === 'tool_reply') { send({ type: 'result', runId: message.callId, outcome: 'ok', output: { pid: process.pid } }); continue; }
+    if (message.type === 'tool_reply') { replies.get(message.callId)?.(); replies.delete(message.callId); continue; }
+    if (message.type === 'withdraw') {
+      const index = waiting.findIndex((run) => run.runId === message.runId);
+      if (index >= 0) { waiting.splice(index, 1); send({ type: 'withdrawn', runId: message.runId }); }
+      continue;
+    }
     if (message.type !== 'run') continue;
-    const input = message.input;
-    if (input.flood) { const head = Buffer.alloc(4); head.writeUInt32BE(1 << 30); socket.write(head); continue; }
-    if (input.call) send({ type: 'tool_call', runId: message.runId, callId: 1, op: 'invoke', args: ['t.slow', {}] });
-    if (input.garbage) { send({ type: 'result', runId: message.runId, outcome: 'ok', output: 'not an object' }); continue; }
-    if (input.logs) for (let i = 0; i < input.logs; i++) send({ type: 'log', runId: message.runId, level: 'info', message: 'line ' + i, fields: {} });
-    if (input.callFirst) { send({ type: 'tool_call', runId: message.runId, callId: message.runId, op: 'invoke', args: ['t.slow', {}] }); continue; }
-    if (input.sleepMs) { const runId = message.runId; setTimeout(() => send({ type: 'result', runId, outcome: 'ok', output: { ...input, pid: process.pid } }), input.sleepMs); continue; }
-    if (input.fail) send({ type: 'result', runId: message.runId, outcome: 'error', error: { code: 'WORKER_LOST', message: 'claimed', details: {} } });
-    else send({ type: 'result', runId: message.runId, outcome: 'ok', output: { ...input, pid: process.pid }, ...(input.heapMb ? { heapMb: input.heapMb } : {}) });
+    waiting.push({ ...message, handedEarly: running });
+    void pump();
   }
 });
 socket.on('close', () => process.exit(0));
@@ -80,7 +114,13 @@ describe('HandlerSandboxPool', () => {
       bounds: { maxFrameBytes: 1024 * 1024, maxOutputBytes: 1024 * 1024, maxMessagesPerSecond, maxPendingCalls: 8 },
     });
   /** One run of `input`; `calls`: the bridge its tool calls reach and the tool it declares (t.slow). */
-  const run = (sandbox: HandlerSandboxPool, contentHash: string, input: Record<string, unknown>, calls?: McpBridge) =>
+  const run = (
+    sandbox: HandlerSandboxPool,
+    contentHash: string,
+    input: Record<string, unknown>,
+    calls?: McpBridge,
+    limits: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ) =>
     sandbox.run(
       {
         executionId: 'e',
@@ -94,8 +134,8 @@ describe('HandlerSandboxPool', () => {
         input,
       },
       {
-        timeoutMs: 10_000,
-        signal: new AbortController().signal,
+        timeoutMs: limits.timeoutMs ?? 10_000,
+        signal: limits.signal ?? new AbortController().signal,
         bridge: calls ?? bridge,
         declaredTools: calls ? ['t.slow'] : [],
       },
@@ -151,6 +191,116 @@ describe('HandlerSandboxPool', () => {
       expect(outcomes.map((outcome) => (outcome.ok ? outcome.output.index : null))).toEqual(Array.from({ length: 24 }, (_, i) => i));
       expect(new Set(outcomes.map(pidOf)).size).toBe(1);
       expect(sandbox.size).toBe(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  // Handing a busy process its next run (runNext) keeps it from sleeping between runs; the rules below keep that from
+  // costing a run anything: its own limits, no wait behind a long run, never a process a failed run left behind.
+  const handedEarly = (outcome: Awaited<ReturnType<typeof run>>) => (outcome.ok ? outcome.output.handedEarly : null);
+  const soon = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('a busy process is handed its next run while it does one, and begins it when that one ends', async () => {
+    const sandbox = pool(4, 60_000);
+    try {
+      await run(sandbox, 'aaaa', {});
+      const first = run(sandbox, 'aaaa', { sleepMs: 200 });
+      await soon(50);
+      const [a, b] = await Promise.all([first, run(sandbox, 'aaaa', { n: 2 })]);
+      expect(pidOf(b)).toBe(pidOf(a));
+      expect(handedEarly(a)).toBe(false);
+      expect(handedEarly(b)).toBe(true);
+      expect(sandbox.size).toBe(1);
+      // Idle once both are over: the next run is its own.
+      expect(handedEarly(await run(sandbox, 'aaaa', {}))).toBe(false);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a run handed next has its whole timeout from when it begins, not from when it was handed', async () => {
+    const sandbox = pool(4, 60_000);
+    try {
+      await run(sandbox, 'aaaa', {});
+      const first = run(sandbox, 'aaaa', { sleepMs: 400 });
+      await soon(50);
+      // Counted from its handing, it would have lasted 350 + 300 ms by its end, past its 500 ms.
+      const next = await run(sandbox, 'aaaa', { sleepMs: 300 }, undefined, { timeoutMs: 500 });
+      expect(next).toMatchObject({ ok: true });
+      expect(handedEarly(next)).toBe(true);
+      expect((await first).ok).toBe(true);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a run handed to a process whose current run then fails is never begun there: another process runs it', async () => {
+    const sandbox = pool(4, 60_000);
+    try {
+      const warm = pidOf(await run(sandbox, 'aaaa', {}));
+      const failing = run(sandbox, 'aaaa', { fail: true, failAfterMs: 200 });
+      await soon(50);
+      const [failed, next] = await Promise.all([failing, run(sandbox, 'aaaa', { n: 2 })]);
+      expect(failed).toMatchObject({ ok: false, error: { code: 'HANDLER_ERROR' } });
+      expect(next).toMatchObject({ ok: true, output: { n: 2 } });
+      expect(pidOf(next)).not.toBe(warm);
+      expect(sandbox.pids()).not.toContain(warm);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a run handed behind one that turns out long is taken back after spawnAfterMs and runs on a process of its own', async () => {
+    const sandbox = pool(4, 100);
+    try {
+      await run(sandbox, 'aaaa', {});
+      const long = run(sandbox, 'aaaa', { sleepMs: 4000 });
+      await soon(50);
+      const started = Date.now();
+      const next = await run(sandbox, 'aaaa', { n: 2 });
+      // Withdrawn at 100 ms, then a process started for it: nowhere near the long run's 4 s.
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(next).toMatchObject({ ok: true, output: { n: 2, handedEarly: false } });
+      const longOutcome = await long;
+      expect(longOutcome.ok).toBe(true);
+      expect(pidOf(next)).not.toBe(pidOf(longOutcome));
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a run cancelled while it waits behind another ends CANCELLED at once, never begun; the other runs on', async () => {
+    const sandbox = pool(4, 60_000);
+    try {
+      await run(sandbox, 'aaaa', {});
+      const first = run(sandbox, 'aaaa', { sleepMs: 1500 });
+      await soon(50);
+      const controller = new AbortController();
+      const cancelled = run(sandbox, 'aaaa', { n: 2 }, undefined, { signal: controller.signal });
+      await soon(50);
+      const aborted = Date.now();
+      controller.abort();
+      expect(await cancelled).toMatchObject({ ok: false, error: { code: 'CANCELLED' } });
+      expect(Date.now() - aborted).toBeLessThan(1000);
+      expect(await first).toMatchObject({ ok: true, output: { sleepMs: 1500 } });
+      // The process ran only the first: its next run is handed nothing left over.
+      expect(handedEarly(await run(sandbox, 'aaaa', { n: 3 }))).toBe(false);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a process at its run limit with a next run ends after that run, and no run is lost', async () => {
+    const sandbox = pool(4, 60_000, undefined, 2);
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 12 }, (_, index) => run(sandbox, 'aaaa', { index, sleepMs: 20 })));
+      expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+      expect(outcomes.some((outcome) => handedEarly(outcome))).toBe(true);
+      // Each process served at most its limit plus the run it held when it reached it.
+      const perProcess = new Map<unknown, number>();
+      for (const outcome of outcomes) perProcess.set(pidOf(outcome), (perProcess.get(pidOf(outcome)) ?? 0) + 1);
+      expect(Math.max(...perProcess.values())).toBeLessThanOrEqual(4);
     } finally {
       await sandbox.close();
     }

@@ -1,7 +1,13 @@
 import { availableParallelism } from 'node:os';
 import type { McpBridge } from '@skill-registry/sdk';
 import type { ExecutionError } from '#executions/index.js';
-import { HandlerSandboxProcess, type ProcessBounds, type ProcessSpawn, type HandlerSandboxOutcome } from './sandbox-process.js';
+import {
+  HandlerSandboxProcess,
+  type HandlerSandboxOutcome,
+  type ProcessBounds,
+  type ProcessRunHandlers,
+  type ProcessSpawn,
+} from './sandbox-process.js';
 import type { RunRequest, ToolReplyBody, TwinCallHandler, TwinOp } from './sandbox-protocol.js';
 
 export type { HandlerSandboxOutcome } from './sandbox-process.js';
@@ -71,17 +77,25 @@ export interface HandlerSandboxPoolOptions {
 
 const SPAWN_AFTER_MS = 200;
 
+type RunRequestBody = Omit<RunRequest, 'type' | 'runId'>;
+
+/** Where a run goes: a process of its own for now, or one that takes it next, behind its current run (`outcome`). */
+type Slot = { process: HandlerSandboxProcess; outcome?: Promise<HandlerSandboxOutcome | 'not-run'> };
+
 type Waiter = {
   contentHash: string;
   packageDir: string;
   since: number;
-  take: (process: HandlerSandboxProcess) => void;
+  request: RunRequestBody;
+  handlers: ProcessRunHandlers;
+  take: (slot: Slot) => void;
   fail: (error: Error) => void;
 };
 
 /**
  * Sandbox processes, reused only for the same package content hash: two packages never share one.
- * A process runs one request at a time; it is ended after idleMs idle, and at once after any run that did
+ * A process runs one request at a time; a busy one may be handed the run that follows (handNext), which it begins as
+ * the current one ends, so a stream of short runs keeps it awake. It is ended after idleMs idle, and at once after any run that did
  * not succeed (a failed, timed-out or cancelled run may have left it in any state), a fresh one being started
  * for its package at once where nothing else serves it (so a retry or the next call does not wait for a start).
  * One worn by use (its run limit, half its CPU budget, or half its heap bound) is replaced without a gap: its
@@ -106,6 +120,8 @@ export class HandlerSandboxPool {
   /** Each process's own run limit, and the package directory it was started for (its replacement's too). */
   private readonly runLimits = new WeakMap<HandlerSandboxProcess, number>();
   private readonly packageDirs = new WeakMap<HandlerSandboxProcess, string>();
+  /** Runs given each process and not yet over (its current one, and the next one it was handed; see claim). */
+  private readonly claims = new WeakMap<HandlerSandboxProcess, number>();
   /** Worn processes: serving on while their replacement starts ('starting'), or to be ended when next released ('replaced'). */
   private readonly retiring = new Map<HandlerSandboxProcess, 'starting' | 'replaced'>();
 
@@ -139,20 +155,10 @@ export class HandlerSandboxPool {
     return { available: reason === null, reason, processes: this.all.size };
   }
 
-  async run(request: Omit<RunRequest, 'type' | 'runId'>, options: HandlerSandboxRunOptions): Promise<HandlerSandboxOutcome> {
+  async run(request: RunRequestBody, options: HandlerSandboxRunOptions): Promise<HandlerSandboxOutcome> {
     const unavailable = await this.unavailableReason();
     if (unavailable)
       return { ok: false, error: { code: 'PRECONDITION_FAILED', message: unavailable, details: { reason: 'SANDBOX_UNAVAILABLE' } } };
-    let process: HandlerSandboxProcess;
-    try {
-      process = await this.acquire(request.contentHash, request.packagePath);
-      await process.ready;
-    } catch (error) {
-      return {
-        ok: false,
-        error: { code: 'SANDBOX_CRASHED', message: `The handler's sandbox could not start: ${(error as Error).message}`, details: {} },
-      };
-    }
     const declared = new Set(options.declaredTools);
     // Tool calls of this run stop with it (timeout, cancellation, process death), not only with the execution.
     // Made on the first call: most runs make none, and a controller with its combined signal, aborted at the end,
@@ -166,7 +172,7 @@ export class HandlerSandboxPool {
     // without one, log lines are handed on synchronously, as they arrive.
     const gate = options.beforeChannel;
     const afterGate = <T>(serve: () => T | Promise<T>): Promise<T> => (gate ? gate().then(serve) : Promise.resolve(serve()));
-    const outcome = await process.run(request, {
+    const handlers: ProcessRunHandlers = {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       cancelGraceMs: this.options.cancelGraceMs,
@@ -176,12 +182,39 @@ export class HandlerSandboxPool {
       },
       onToolCall: (op, args) => afterGate(() => callTool(options, declared, calls.signal, op, args)),
       onTwinCall: (op, args) => afterGate(() => serveTwin(op, args)),
-    });
-    calls.end();
-    this.release(process, outcome.ok);
-    if (!outcome.ok && options.signal.aborted && outcome.error.code !== 'CANCELLED')
-      return { ok: false, error: cancelledFrom(outcome.error) };
-    return outcome;
+    };
+    const since = performance.now();
+    for (;;) {
+      let slot: Slot;
+      try {
+        slot = await this.acquire(request, handlers, since);
+        if (!slot.outcome) await slot.process.ready;
+      } catch (error) {
+        return {
+          ok: false,
+          error: { code: 'SANDBOX_CRASHED', message: `The handler's sandbox could not start: ${(error as Error).message}`, details: {} },
+        };
+      }
+      let running = slot.outcome;
+      if (!running) {
+        running = slot.process.run(request, handlers);
+        // Busy now: runs waiting for its package may be handed to it next (see handNext).
+        if (this.waiting.length > 0) this.dispatch();
+      }
+      const outcome = await running;
+      // Handed to a process behind its run and given back before it began (nothing of it ran): cancelled meanwhile,
+      // it ends here; else it goes to another process (or the same one, free by then), ahead of later runs.
+      if (outcome === 'not-run') {
+        this.givenBack(slot.process);
+        if (options.signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'Execution cancelled', details: {} } };
+        continue;
+      }
+      calls.end();
+      this.release(slot.process, outcome.ok);
+      if (!outcome.ok && options.signal.aborted && outcome.error.code !== 'CANCELLED')
+        return { ok: false, error: cancelledFrom(outcome.error) };
+      return outcome;
+    }
   }
 
   async close(): Promise<void> {
@@ -196,18 +229,41 @@ export class HandlerSandboxPool {
     await this.launcher.close?.();
   }
 
-  private acquire(contentHash: string, packageDir: string): Promise<HandlerSandboxProcess> {
+  private acquire(request: RunRequestBody, handlers: ProcessRunHandlers, since: number): Promise<Slot> {
     if (this.closed) return Promise.reject(new Error('sandbox pool is closed'));
+    const { contentHash, packagePath: packageDir } = request;
     const reused = this.takeIdle(contentHash);
-    if (reused) return Promise.resolve(reused);
-    return new Promise<HandlerSandboxProcess>((resolve, reject) => {
-      this.waiting.push({ contentHash, packageDir, since: performance.now(), take: resolve, fail: reject });
+    if (reused) return Promise.resolve({ process: reused });
+    // Not ahead of runs of its package that wait already: they are served first, oldest first (dispatch).
+    const behind = this.waiting.some((waiter) => waiter.contentHash === contentHash) ? null : this.handNext(request, handlers);
+    if (behind) return Promise.resolve(behind);
+    return new Promise<Slot>((resolve, reject) => {
+      this.waiting.push({ contentHash, packageDir, since, request, handlers, take: resolve, fail: reject });
       this.dispatch();
     });
   }
 
   /**
-   * Serves waiting runs, oldest first: an idle process of their package, else a new one where there is room.
+   * A busy process of the run's package that takes it next (HandlerSandboxProcess.runNext), so that it goes from one run
+   * to the next without sleeping in between: one alive and staying (not being replaced), holding no next run yet, whose
+   * current run is short so far (under spawnAfterMs) and not waiting for a call. The run is taken back if the current
+   * one outlasts spawnAfterMs after all, and then served like any waiting run (a process of its own if need be).
+   */
+  private handNext(request: RunRequestBody, handlers: ProcessRunHandlers): Slot | null {
+    const spawnAfterMs = this.options.spawnAfterMs ?? SPAWN_AFTER_MS;
+    const now = performance.now();
+    for (const process of this.all) {
+      if (process.contentHash !== request.contentHash || !process.alive || process.holdsNext || process.waitingOnCalls) continue;
+      const since = process.runningSince;
+      if (since === null || now - since >= spawnAfterMs || this.retiring.has(process)) continue;
+      return { process: this.claim(process), outcome: process.runNext(request, handlers, spawnAfterMs) };
+    }
+    return null;
+  }
+
+  /**
+   * Serves waiting runs, oldest first: an idle process of their package, else one that takes them next (handNext),
+   * else a new one where there is room.
    * Once the oldest waiting run of a package can be served neither way, neither can the later ones of that
    * package in this pass (they have waited less, and nothing is released meanwhile): they are passed over, so a
    * long queue of one busy package costs a lookup per run, not a look at every process.
@@ -224,9 +280,10 @@ export class HandlerSandboxPool {
         continue;
       }
       const reused = this.takeIdle(waiter.contentHash);
-      if (reused) {
+      const slot = reused ? { process: reused } : this.handNext(waiter.request, waiter.handlers);
+      if (slot) {
         this.waiting.splice(index, 1);
-        waiter.take(reused);
+        waiter.take(slot);
         continue;
       }
       // Its package's processes are busy: wait for one of them a little before starting another, and past a few
@@ -294,7 +351,7 @@ export class HandlerSandboxPool {
           void spec.cleanUp();
           return waiter.fail(new Error('sandbox pool is closed'));
         }
-        waiter.take(this.adopt(waiter.contentHash, waiter.packageDir, spec));
+        waiter.take({ process: this.claim(this.adopt(waiter.contentHash, waiter.packageDir, spec)) });
       },
       (error: Error) => {
         started();
@@ -419,12 +476,34 @@ export class HandlerSandboxPool {
     while (list && list.length > 0) {
       const process = list.pop() as HandlerSandboxProcess;
       if (list.length === 0) this.idle.delete(contentHash);
-      if (process.alive) return process;
+      if (process.alive) return this.claim(process);
     }
     return null;
   }
 
+  /** A run was given the process (its current one, or its next): it is idle again only once every such run is over. */
+  private claim(process: HandlerSandboxProcess): HandlerSandboxProcess {
+    this.claims.set(process, (this.claims.get(process) ?? 0) + 1);
+    return process;
+  }
+
+  /** One run of the process is over; how many it still holds. */
+  private unclaim(process: HandlerSandboxProcess): number {
+    const left = Math.max(0, (this.claims.get(process) ?? 0) - 1);
+    this.claims.set(process, left);
+    return left;
+  }
+
+  /** A run handed to the process next came back never begun (see handNext): the process may be free now. */
+  private givenBack(process: HandlerSandboxProcess): void {
+    if (this.unclaim(process) > 0 || !process.alive || this.isIdle(process)) return;
+    if (this.closed || this.retiring.get(process) === 'replaced') this.discard(process);
+    else this.pushIdle(process);
+    this.dispatch();
+  }
+
   private release(process: HandlerSandboxProcess, succeeded: boolean): void {
+    const holds = this.unclaim(process) > 0;
     const retiring = this.retiring.get(process);
     let ended = !succeeded || !process.alive || this.closed || retiring === 'replaced' || this.wornOut(process);
     if (!ended && retiring === undefined && this.worn(process)) {
@@ -432,8 +511,11 @@ export class HandlerSandboxPool {
       if (this.all.size + this.starting < this.options.maxProcesses) this.replace(process);
       else ended = true;
     }
-    if (ended) this.discard(process);
-    else this.pushIdle(process);
+    // After a success it may hold its next run already (see handNext): a process to end is ended after that one.
+    // After a failure, or dead, it holds none any more (its next came back never begun).
+    if (ended && holds && succeeded && process.alive && !this.closed) this.retiring.set(process, 'replaced');
+    else if (ended) this.discard(process);
+    else if (!holds) this.pushIdle(process);
     this.dispatch();
     if (!succeeded) this.spareAfterFailure(process.contentHash, this.packageDirs.get(process) as string);
   }

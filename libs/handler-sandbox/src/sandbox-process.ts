@@ -66,6 +66,16 @@ interface ActiveRun {
   finish: (outcome: HandlerSandboxOutcome) => void;
 }
 
+/** A run handed to a process while it does another (see HandlerSandboxProcess.runNext). */
+interface NextRun {
+  runId: number;
+  /** The process was asked to drop it. */
+  withdrawing: boolean;
+  timer: NodeJS.Timeout;
+  /** Begins it (the current run succeeded) or gives it back 'not-run'. */
+  settle: (begin: boolean) => void;
+}
+
 /**
  * One sandbox process, bound to one package for its whole life (see HandlerSandboxPool), running one run at a
  * time. Every frame it sends is parsed as untrusted input and its rate bounded; a violation, a flood of
@@ -82,6 +92,8 @@ export class HandlerSandboxProcess {
   private readonly channel: FrameChannel;
   private readonly stderr = new StreamTail(STDERR_TAIL_BYTES);
   private current: ActiveRun | null = null;
+  /** The run it was handed while it did the current one (runNext). */
+  private next: NextRun | null = null;
   private currentSince = 0;
   private idleOutputBytes = 0;
   private nextRunId = 1;
@@ -142,6 +154,7 @@ export class HandlerSandboxProcess {
       if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
       failStart(new Error(`the sandbox process exited during start-up (${describeExit(code, signal)}): ${this.stderr.text().trim()}`));
       this.current?.finish({ ok: false, error: this.endedBecause ?? this.crashError(code, signal) });
+      this.next?.settle(false);
       // Listeners (the pool's close among them) hear of the exit once its scratch directory is gone.
       void spawnSpec
         .cleanUp()
@@ -184,46 +197,103 @@ export class HandlerSandboxProcess {
 
   /** Runs one request; the outcome is always an outcome (the process's failures are codes, never exceptions). */
   run(request: Omit<RunRequest, 'type' | 'runId'>, handlers: ProcessRunHandlers): Promise<HandlerSandboxOutcome> {
-    if (this.current) throw new Error('a sandbox process runs one request at a time');
+    if (this.current || this.next) throw new Error('a sandbox process runs one request at a time');
     const runId = this.nextRunId++;
-    this.runs++;
-    this.lastUsed = Date.now();
-    return new Promise<HandlerSandboxOutcome>((resolve) => {
-      let graceTimer: NodeJS.Timeout | undefined;
-      const timer = setTimeout(
-        () =>
-          this.end('HANDLER_TIMEOUT', `The handler did not finish within ${handlers.timeoutMs} ms and was stopped`, {
-            timeout_ms: handlers.timeoutMs,
-          }),
-        handlers.timeoutMs,
-      );
-      const onAbort = () => {
-        this.channel.send({ type: 'abort', runId } satisfies ToSandbox);
-        graceTimer = setTimeout(() => this.end('CANCELLED', 'Execution cancelled; the handler was stopped', {}), handlers.cancelGraceMs);
+    return new Promise<HandlerSandboxOutcome>((resolve) => this.begin(runId, request, handlers, resolve, false));
+  }
+
+  /**
+   * Hands the process its next run while it does the current one: the run is sent now and waits in the process, which
+   * begins it as soon as the current one ends, without waiting to be woken (a process woken for every run pays for it
+   * in CPU: its caches are cold by then). Its limits count from when it begins. It comes back 'not-run', never begun
+   * and with nothing of it served, when the current run does not succeed (the process is ended after it, see
+   * HandlerSandboxPool), when the process dies first, or when it has not begun within `withdrawAfterMs` or its signal
+   * fires meanwhile (the process is asked to drop it; a run it has begun by then goes on as usual).
+   */
+  runNext(
+    request: Omit<RunRequest, 'type' | 'runId'>,
+    handlers: ProcessRunHandlers,
+    withdrawAfterMs: number,
+  ): Promise<HandlerSandboxOutcome | 'not-run'> {
+    if (!this.current) return this.run(request, handlers);
+    if (this.next) throw new Error('a sandbox process holds one next run at a time');
+    const runId = this.nextRunId++;
+    return new Promise<HandlerSandboxOutcome | 'not-run'>((resolve) => {
+      const withdraw = () => {
+        if (this.next !== next || next.withdrawing) return;
+        next.withdrawing = true;
+        this.channel.send({ type: 'withdraw', runId } satisfies ToSandbox);
       };
-      const active: ActiveRun = {
-        kind: 'run',
+      const next: NextRun = {
         runId,
-        handlers,
-        pendingCalls: 0,
-        outputBytes: 0,
-        finish: (outcome) => {
-          if (this.current !== active) return;
-          this.current = null;
-          this.lastUsed = Date.now();
-          clearTimeout(timer);
-          clearTimeout(graceTimer);
-          handlers.signal.removeEventListener('abort', onAbort);
-          resolve(outcome);
+        withdrawing: false,
+        timer: setTimeout(withdraw, withdrawAfterMs),
+        settle: (begin) => {
+          clearTimeout(next.timer);
+          handlers.signal.removeEventListener('abort', withdraw);
+          this.next = null;
+          if (begin) this.begin(runId, request, handlers, resolve, true);
+          else resolve('not-run');
         },
       };
-      this.current = active;
-      this.currentSince = performance.now();
-      if (!this.alive) return active.finish({ ok: false, error: this.endedBecause ?? this.crashError(null, null) });
-      if (handlers.signal.aborted) onAbort();
-      else handlers.signal.addEventListener('abort', onAbort, { once: true });
+      this.next = next;
+      if (handlers.signal.aborted) withdraw();
+      else handlers.signal.addEventListener('abort', withdraw, { once: true });
       this.channel.send({ type: 'run', runId, ...request, packagePath: this.packagePathInside } satisfies ToSandbox);
     });
+  }
+
+  /** True while it holds a next run (see runNext): it takes no other. */
+  get holdsNext(): boolean {
+    return this.next !== null;
+  }
+
+  /** Makes `runId` the current run: its timeout and cancellation start now; `sent`: the process has it already. */
+  private begin(
+    runId: number,
+    request: Omit<RunRequest, 'type' | 'runId'>,
+    handlers: ProcessRunHandlers,
+    resolve: (outcome: HandlerSandboxOutcome) => void,
+    sent: boolean,
+  ): void {
+    this.runs++;
+    this.lastUsed = Date.now();
+    let graceTimer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(
+      () =>
+        this.end('HANDLER_TIMEOUT', `The handler did not finish within ${handlers.timeoutMs} ms and was stopped`, {
+          timeout_ms: handlers.timeoutMs,
+        }),
+      handlers.timeoutMs,
+    );
+    const onAbort = () => {
+      this.channel.send({ type: 'abort', runId } satisfies ToSandbox);
+      graceTimer = setTimeout(() => this.end('CANCELLED', 'Execution cancelled; the handler was stopped', {}), handlers.cancelGraceMs);
+    };
+    const active: ActiveRun = {
+      kind: 'run',
+      runId,
+      handlers,
+      pendingCalls: 0,
+      outputBytes: 0,
+      finish: (outcome) => {
+        if (this.current !== active) return;
+        this.current = null;
+        this.lastUsed = Date.now();
+        clearTimeout(timer);
+        clearTimeout(graceTimer);
+        handlers.signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+        // The next run begins at once (the process has begun it already) after a success, never after a failure.
+        this.next?.settle(outcome.ok && this.alive);
+      },
+    };
+    this.current = active;
+    this.currentSince = performance.now();
+    if (!this.alive) return active.finish({ ok: false, error: this.endedBecause ?? this.crashError(null, null) });
+    if (handlers.signal.aborted) onAbort();
+    else handlers.signal.addEventListener('abort', onAbort, { once: true });
+    if (!sent) this.channel.send({ type: 'run', runId, ...request, packagePath: this.packagePathInside } satisfies ToSandbox);
   }
 
   /**
@@ -232,7 +302,7 @@ export class HandlerSandboxProcess {
    * the process's end and comes back as an error, never as findings.
    */
   inspect(request: Omit<InspectRequest, 'type' | 'runId'>, timeoutMs: number): Promise<InspectionOutcome> {
-    if (this.current) throw new Error('a sandbox process runs one request at a time');
+    if (this.current || this.next) throw new Error('a sandbox process runs one request at a time');
     const runId = this.nextRunId++;
     this.runs++;
     this.lastUsed = Date.now();
@@ -301,6 +371,10 @@ export class HandlerSandboxProcess {
     }
     const message: FromSandbox = parsed.message;
     if (message.type === 'ready') return this.readyWaiter.resolve();
+    if (message.type === 'withdrawn') {
+      if (this.next?.runId === message.runId) this.next.settle(false);
+      return;
+    }
     const run = this.current;
     // A message of an earlier run (a stray timer of its handler) is dropped, not an error.
     if (!run || message.runId !== run.runId) return;

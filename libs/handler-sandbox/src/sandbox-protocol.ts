@@ -27,6 +27,15 @@ export interface AbortRequest {
   runId: number;
 }
 
+/**
+ * Takes back a run the process was handed while it ran another (HandlerSandboxProcess.runNext) and has not begun:
+ * the process answers 'withdrawn' and never starts it; a run it has begun goes on, and the request is ignored.
+ */
+export interface WithdrawRequest {
+  type: 'withdraw';
+  runId: number;
+}
+
 export interface ToolReply {
   type: 'tool_reply';
   callId: number;
@@ -47,7 +56,7 @@ export interface InspectRequest {
   files: { schema: boolean; handler: boolean };
 }
 
-export type ToSandbox = RunRequest | AbortRequest | ToolReply | InspectRequest;
+export type ToSandbox = RunRequest | AbortRequest | WithdrawRequest | ToolReply | InspectRequest;
 
 /** The digital twin calls a handler may make (SkillContext.twin); served by the executor, never in the sandbox. */
 const TWIN_OPS = ['getWorkProduct', 'readContent', 'putWorkProduct', 'listWorkProducts', 'getConstraints'] as const;
@@ -104,6 +113,7 @@ const fromSandbox = z.discriminatedUnion('type', [
       issues: z.array(inspectionIssue).max(200),
     })
     .strict(),
+  z.object({ type: z.literal('withdrawn'), runId: id }).strict(),
   z.object({ type: z.literal('tool_call'), runId: id, callId: id, op: z.enum(TOOL_OPS), args: z.array(z.unknown()).max(3) }).strict(),
   z.object({ type: z.literal('twin_call'), runId: id, callId: id, op: z.enum(TWIN_OPS), args: z.array(z.unknown()).max(3) }).strict(),
   z
