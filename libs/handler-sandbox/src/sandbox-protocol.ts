@@ -31,7 +31,7 @@ export interface AbortRequest {
  * Takes back a run the process was handed while it ran another (HandlerSandboxProcess.runNext) and has not begun:
  * the process answers 'withdrawn' and never starts it; a run it has begun goes on, and the request is ignored.
  */
-export interface WithdrawRequest {
+interface WithdrawRequest {
   type: 'withdraw';
   runId: number;
 }
