@@ -6,7 +6,7 @@ import { startExecutor, type RunningExecutor } from '../support/executor.js';
 import { activate, eventually, obliterateQueue } from '../support/executions.js';
 import { bearer, collect, failure, grpcPort, registryClient, type RegistryClient } from '../support/grpc.js';
 import { StreamReaders } from '../../apps/registry/src/executions/execution-infrastructure.js';
-import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { ADMIN_TOKEN, call, PUBLISHER_TOKEN, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { openSse, type OpenStream } from '../support/sse.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 
@@ -119,5 +119,84 @@ describe('event streams are bounded (registry in process; the executor only in t
     } finally {
       await mcp.close();
     }
+  });
+});
+
+/**
+ * Within that bound each caller (a token's identity; anonymous callers together) follows at most
+ * EVENT_STREAMS_PER_CALLER streams: before, one client that opened streams up to EVENT_STREAMS_MAX left none for anyone.
+ */
+describe("each caller's share of the event streams (EVENT_STREAMS_PER_CALLER)", () => {
+  let db: TestDatabase;
+  let root: string;
+  let registry: RunningRegistry;
+  let client: RegistryClient;
+  let executionId: string;
+  const queuePrefix = `test-stream-shares-${process.pid}-${Date.now()}`;
+  const open: OpenStream[] = [];
+  const readers = () => registry.app.get(StreamReaders, { strict: false }).count;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('stream_shares');
+    root = await tempRoot();
+    await writeEchoSkill(root, { name: 'echo_text' });
+    registry = await startRegistry({
+      databaseUrl: db.url,
+      skillPaths: [root],
+      queuePrefix,
+      env: { EVENT_STREAMS_MAX: '4', EVENT_STREAMS_PER_CALLER: '2' },
+    });
+    await activate(registry.baseUrl, ['echo_text']);
+    client = registryClient(grpcPort(registry));
+    const created = await call(registry.baseUrl, 'POST', '/v1/skills/echo_text/executions', {
+      token: ADMIN_TOKEN,
+      body: { input: { text: 'x' } },
+    });
+    expect(created.status).toBe(202);
+    executionId = created.body.id as string;
+  });
+
+  afterAll(async () => {
+    for (const stream of open) stream.close();
+    client?.close();
+    await registry?.stop();
+    await obliterateQueue(queuePrefix);
+    await db?.drop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('refuses a caller past its share (429 / RESOURCE_EXHAUSTED) while other callers still get streams', async () => {
+    const executionPath = `/v1/executions/${executionId}/events`;
+    for (const path of [executionPath, '/v1/events']) {
+      const stream = await openSse(`${registry.baseUrl}${path}`, admin);
+      expect(stream.status).toBe(200);
+      open.push(stream);
+    }
+    expect(readers()).toBe(2);
+
+    for (const path of [executionPath, '/v1/events']) {
+      const refused = await fetch(`${registry.baseUrl}${path}`, { headers: { accept: 'text/event-stream', ...admin } });
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ code: 'TOO_MANY_STREAMS_FOR_CALLER', limit: 2 });
+    }
+    const watched = await failure(collect(client.WatchExecution({ id: executionId }, bearer(ADMIN_TOKEN))));
+    expect(watched).toMatchObject({ code: status.RESOURCE_EXHAUSTED, errorCode: 'TOO_MANY_STREAMS_FOR_CALLER' });
+    expect(readers()).toBe(2);
+
+    // Another token, and an anonymous client, each within their own share.
+    const publisher = await openSse(`${registry.baseUrl}/v1/events`, { authorization: `Bearer ${PUBLISHER_TOKEN}` });
+    expect(publisher.status).toBe(200);
+    open.push(publisher);
+    const anonymous = await openSse(`${registry.baseUrl}${executionPath}`, {});
+    expect(anonymous.status).toBe(200);
+    open.push(anonymous);
+    expect(readers()).toBe(4);
+
+    // The caller whose stream ends may open another.
+    open.shift()?.close();
+    await eventually(async () => readers() === 3);
+    const again = await openSse(`${registry.baseUrl}${executionPath}`, admin);
+    expect(again.status).toBe(200);
+    open.push(again);
   });
 });

@@ -120,6 +120,11 @@ const configSchema = z
      * follows at once: each holds a Redis connection of its own (a blocking read), and Redis takes 10,000 clients in all.
      */
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
+    /**
+     * Of those, most one caller (a token's identity; anonymous callers together) follows at once, so that one client
+     * cannot take every stream from the others.
+     */
+    EVENT_STREAMS_PER_CALLER: z.coerce.number().int().min(1).max(100_000).default(100),
     PACKAGE_INSPECTION_PROCESSES: z.coerce
       .number()
       .int()

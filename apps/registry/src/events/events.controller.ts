@@ -44,7 +44,7 @@ export class EventsController {
     },
     { description: 'The event stream (Cache-Control: no-cache); it stays open until the client leaves', headers: ['Cache-Control'] },
   )
-  @ApiProblems('QUEUE_UNAVAILABLE', 'TOO_MANY_STREAMS')
+  @ApiProblems('QUEUE_UNAVAILABLE', 'TOO_MANY_STREAMS', 'TOO_MANY_STREAMS_FOR_CALLER')
   async events(
     @Query() rawQuery: Record<string, unknown>,
     @Headers('last-event-id') lastEventId: string | undefined,

@@ -27,12 +27,14 @@ export class PlatformEventStream {
    * The events after `from` (undefined: from now on; '0': from the oldest kept) that `accept` lets through,
    * then the live ones; `null` after every BLOCK_MS without one (a heartbeat: the caller writes a keep-alive).
    * Resolves once the position is fixed (so every event appended after that is delivered), or throws
-   * QueueUnavailable at once when Redis is away. The stream ends when `signal` aborts.
+   * QueueUnavailable at once when Redis is away. The stream ends when `signal` aborts. It counts against `caller`'s
+   * share of the streams (StreamReaders).
    */
   async follow(
     from: string | undefined,
     accept: (event: PlatformEvent) => boolean,
     signal: AbortSignal,
+    caller: string,
   ): Promise<AsyncGenerator<PlatformEvent | null>> {
     // The events live in Redis: without it, say so at once rather than hold the request open.
     if (this.redis.status !== 'ready') throw new QueueUnavailable(`connection ${this.redis.status}`, 'Events cannot be read right now');
@@ -46,7 +48,7 @@ export class PlatformEventStream {
     }
     // Taken here, not in the generator: a stream over the bound is refused before the caller answers 200. Given back
     // when the subscriber leaves, even if the generator is never started.
-    const taken = this.readers.take();
+    const taken = this.readers.take(caller);
     signal.addEventListener('abort', taken.release, { once: true });
     return this.read(taken, after, accept, signal);
   }

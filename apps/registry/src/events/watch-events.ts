@@ -43,6 +43,6 @@ export class WatchEvents {
    * event appended after this resolves is delivered); ends when `signal` aborts.
    */
   watch(principal: Principal, filter: EventsFilter, signal: AbortSignal): Promise<AsyncGenerator<PlatformEvent | null>> {
-    return this.stream.follow(filter.from, (event) => delivers(principal, filter, event), signal);
+    return this.stream.follow(filter.from, (event) => delivers(principal, filter, event), signal, principal.identity);
   }
 }

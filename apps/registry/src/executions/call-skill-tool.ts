@@ -76,7 +76,10 @@ export class CallSkillTool {
     // The tool's own limits (for a TypeScript skill, its version's).
     const waitSeconds = skill.timeoutSeconds * maxAttemptsFor(skill) + WAIT_SLACK_SECONDS;
     const following = new AbortController();
-    const forwarding = context.reportProgress || context.log ? this.forwardEvents(execution.id, skill, context, following.signal) : null;
+    const forwarding =
+      context.reportProgress || context.log
+        ? this.forwardEvents(execution.id, skill, context, following.signal, connection.principal.identity)
+        : null;
     let final = execution;
     try {
       final = await this.executeSkill.waitIfAsked(execution, waitSeconds, context.signal);
@@ -102,10 +105,16 @@ export class CallSkillTool {
    * Until the execution ends or `signal` fires: a log notification per log line, a progress
    * notification per other event.
    */
-  private async forwardEvents(executionId: string, skill: ExposedSkill, context: ToolCallContext, signal: AbortSignal): Promise<void> {
+  private async forwardEvents(
+    executionId: string,
+    skill: ExposedSkill,
+    context: ToolCallContext,
+    signal: AbortSignal,
+    caller: string,
+  ): Promise<void> {
     let count = 0;
     try {
-      for await (const { event } of this.stream.follow(executionId, '0', signal)) {
+      for await (const { event } of this.stream.follow(executionId, '0', signal, caller)) {
         if (signal.aborted) return;
         if (event.type === 'log') await context.log?.(event.level, logData(event), skill.skillName);
         else await context.reportProgress?.(++count, describeEvent(event));

@@ -16,7 +16,7 @@ import { PgListener } from '#database/index.js';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE_LISTENER, DATABASE_POOL } from '../config/database-pool.js';
-import { TooManyStreams } from '../problem/domain-errors.js';
+import { TooManyStreams, TooManyStreamsForCaller } from '../problem/domain-errors.js';
 
 export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
 
@@ -59,11 +59,14 @@ export const executionInfrastructure: Provider[] = [
  * The connections of the event streams' blocking reads (XREAD BLOCK needs a connection of its own): one per follower,
  * at most EVENT_STREAMS_MAX at once in this process. Past that a new stream is refused (TOO_MANY_STREAMS, 503) instead of
  * opening more: a client that opened thousands of streams took as many Redis connections (Redis's 10,000 are shared
- * by every process of the platform) and two file descriptors each.
+ * by every process of the platform) and two file descriptors each. One caller follows at most EVENT_STREAMS_PER_CALLER
+ * of them (TOO_MANY_STREAMS_FOR_CALLER, 429): a client that opened streams up to the bound left none for the others.
  */
 @Injectable()
 export class StreamReaders {
   private open = 0;
+  /** Streams open per caller (identity), for those with any. */
+  private readonly byCaller = new Map<string, number>();
 
   constructor(
     @Inject(EXECUTIONS_REDIS) private readonly redis: RedisConnection,
@@ -75,10 +78,16 @@ export class StreamReaders {
     return this.open;
   }
 
-  /** A connection for one follower's blocking reads; `release` disconnects it. Throws TooManyStreams at the bound. */
-  take(): { reader: RedisConnection; release: () => void } {
+  /**
+   * A connection for one follower's blocking reads, for `caller` (the principal's identity); `release` disconnects it.
+   * Throws TooManyStreamsForCaller past the caller's share, TooManyStreams at the process's bound.
+   */
+  take(caller: string): { reader: RedisConnection; release: () => void } {
+    const callerOpen = this.byCaller.get(caller) ?? 0;
+    if (callerOpen >= this.config.EVENT_STREAMS_PER_CALLER) throw new TooManyStreamsForCaller(this.config.EVENT_STREAMS_PER_CALLER);
     if (this.open >= this.config.EVENT_STREAMS_MAX) throw new TooManyStreams(this.config.EVENT_STREAMS_MAX);
     this.open++;
+    this.byCaller.set(caller, callerOpen + 1);
     const reader = duplicateRedis(this.redis, { enableOfflineQueue: true, maxRetriesPerRequest: null });
     let released = false;
     return {
@@ -88,6 +97,9 @@ export class StreamReaders {
         if (released) return;
         released = true;
         this.open--;
+        const left = (this.byCaller.get(caller) ?? 1) - 1;
+        if (left > 0) this.byCaller.set(caller, left);
+        else this.byCaller.delete(caller);
       },
     };
   }

@@ -27,14 +27,15 @@ export class ExecutionStream {
     private readonly readers: StreamReaders,
   ) {}
 
-  async *follow(executionId: string, lastEventId: string, signal: AbortSignal): AsyncGenerator<StoredExecutionEvent> {
+  /** The events after `lastEventId` until the terminal one, for `caller` (whose share of streams it counts against). */
+  async *follow(executionId: string, lastEventId: string, signal: AbortSignal, caller: string): AsyncGenerator<StoredExecutionEvent> {
     const execution = await this.executions.findById(executionId);
     if (!execution) throw new ExecutionNotFound(executionId);
     // The events live in Redis: without it, say so at once rather than hold the request open.
     if (this.redis.status !== 'ready')
       throw new QueueUnavailable(`connection ${this.redis.status}`, 'Execution events cannot be read right now');
     // Blocking reads need a connection of their own (a bounded number of them: StreamReaders).
-    const { reader, release } = this.readers.take();
+    const { reader, release } = this.readers.take(caller);
     const stop = release;
     signal.addEventListener('abort', stop, { once: true });
     let after = lastEventId;

@@ -177,10 +177,11 @@ export class ExecutionsController {
     },
     { description: 'The event stream (Cache-Control: no-cache)', headers: ['Cache-Control'] },
   )
-  @ApiProblems('EXECUTION_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOO_MANY_STREAMS', 'DATABASE_UNAVAILABLE')
+  @ApiProblems('EXECUTION_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOO_MANY_STREAMS', 'TOO_MANY_STREAMS_FOR_CALLER', 'DATABASE_UNAVAILABLE')
   async events(
     @Param('id') rawId: string,
     @Headers('last-event-id') lastEventId: string | undefined,
+    @CurrentPrincipal() principal: Principal,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
@@ -188,7 +189,8 @@ export class ExecutionsController {
     const controller = new AbortController();
     // Before the first read: a client gone meanwhile ends the stream too (and gives back its reader, see StreamReaders).
     request.raw.on('close', () => controller.abort());
-    const events = this.stream.follow(id, lastEventId && /^\d+-\d+$/.test(lastEventId) ? lastEventId : '0', controller.signal);
+    const after = lastEventId && /^\d+-\d+$/.test(lastEventId) ? lastEventId : '0';
+    const events = this.stream.follow(id, after, controller.signal, principal.identity);
     // Pull the first event before answering, so an unknown id still gets a 404 problem.
     const first = await events.next();
     reply.hijack();

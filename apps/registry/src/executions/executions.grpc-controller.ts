@@ -72,13 +72,14 @@ export class ExecutionsGrpcController {
 
   /** Server streaming: the events until the terminal one; a client that goes away stops the Redis reads. */
   @GrpcMethod(GRPC_SERVICE, 'WatchExecution')
-  watchExecution(@Payload() request: { id?: string; last_event_id?: string }) {
+  watchExecution(@Payload() request: { id?: string; last_event_id?: string }, @GrpcCaller() principal: Principal) {
     const id = parseExecutionId(required(request.id, 'id'));
     const after = request.last_event_id && /^\d+-\d+$/.test(request.last_event_id) ? request.last_event_id : '0';
     return new Observable<ReturnType<typeof executionEventMessage>>((subscriber) => {
       const controller = new AbortController();
       (async () => {
-        for await (const stored of this.stream.follow(id, after, controller.signal)) subscriber.next(executionEventMessage(stored));
+        for await (const stored of this.stream.follow(id, after, controller.signal, principal.identity))
+          subscriber.next(executionEventMessage(stored));
         subscriber.complete();
       })().catch((error: unknown) => subscriber.error(error));
       return () => controller.abort();

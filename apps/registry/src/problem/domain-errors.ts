@@ -231,6 +231,14 @@ export class TooManyStreams extends DomainError {
   }
 }
 
+/** One caller follows its share of event streams already (EVENT_STREAMS_PER_CALLER): it may open another once one of its own ends. */
+export class TooManyStreamsForCaller extends DomainError {
+  readonly code = 'TOO_MANY_STREAMS_FOR_CALLER';
+  constructor(max: number) {
+    super(`This caller follows ${max} event streams already (EVENT_STREAMS_PER_CALLER); close one of them first`, { limit: max });
+  }
+}
+
 export class ExecutionNotFound extends DomainError {
   readonly code = 'EXECUTION_NOT_FOUND';
   constructor(id: string) {

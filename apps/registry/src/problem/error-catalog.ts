@@ -28,6 +28,7 @@ import {
   QueueUnavailable,
   RateLimited,
   TooManyStreams,
+  TooManyStreamsForCaller,
   RequestInvalid,
   SchemaInvalid,
   SkillNotExecutable,
@@ -185,6 +186,7 @@ export const ERROR_CATALOG = {
   },
   DATABASE_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, sample: () => new DatabaseUnavailable() },
   TOO_MANY_STREAMS: { http: 503, grpc: GrpcStatus.UNAVAILABLE, sample: () => new TooManyStreams(1000) },
+  TOO_MANY_STREAMS_FOR_CALLER: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, sample: () => new TooManyStreamsForCaller(100) },
   HOST_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, sample: () => new HostNotAllowed('rebind.attacker.example') },
   ORIGIN_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, sample: () => new OriginNotAllowed('https://attacker.example') },
   EXECUTION_NOT_FOUND: {
