@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import http from 'node:http';
 import { status } from '@grpc/grpc-js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -122,8 +123,18 @@ describe('event streams are bounded (registry in process; the executor only in t
   });
 });
 
+/** An SSE request sent from another loopback address (the anonymous caller it makes is that address's): its status, and a close. */
+function streamFrom(localAddress: string, url: string): Promise<{ status: number; close: () => void }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { localAddress, headers: { accept: 'text/event-stream' } }, (response) =>
+      resolve({ status: response.statusCode ?? 0, close: () => request.destroy() }),
+    );
+    request.on('error', reject);
+  });
+}
+
 /**
- * Within that bound each caller (a token's identity; anonymous callers together) follows at most
+ * Within that bound each caller (a token's identity; an anonymous client's address) follows at most
  * EVENT_STREAMS_PER_CALLER streams: before, one client that opened streams up to EVENT_STREAMS_MAX left none for anyone.
  */
 describe("each caller's share of the event streams (EVENT_STREAMS_PER_CALLER)", () => {
@@ -134,6 +145,7 @@ describe("each caller's share of the event streams (EVENT_STREAMS_PER_CALLER)", 
   let executionId: string;
   const queuePrefix = `test-stream-shares-${process.pid}-${Date.now()}`;
   const open: OpenStream[] = [];
+  const closers: (() => void)[] = [];
   const readers = () => registry.app.get(StreamReaders, { strict: false }).count;
 
   beforeAll(async () => {
@@ -144,7 +156,7 @@ describe("each caller's share of the event streams (EVENT_STREAMS_PER_CALLER)", 
       databaseUrl: db.url,
       skillPaths: [root],
       queuePrefix,
-      env: { EVENT_STREAMS_MAX: '4', EVENT_STREAMS_PER_CALLER: '2' },
+      env: { EVENT_STREAMS_MAX: '6', EVENT_STREAMS_PER_CALLER: '2' },
     });
     await activate(registry.baseUrl, ['echo_text']);
     client = registryClient(grpcPort(registry));
@@ -158,6 +170,7 @@ describe("each caller's share of the event streams (EVENT_STREAMS_PER_CALLER)", 
 
   afterAll(async () => {
     for (const stream of open) stream.close();
+    for (const close of closers) close();
     client?.close();
     await registry?.stop();
     await obliterateQueue(queuePrefix);
@@ -183,18 +196,25 @@ describe("each caller's share of the event streams (EVENT_STREAMS_PER_CALLER)", 
     expect(watched).toMatchObject({ code: status.RESOURCE_EXHAUSTED, errorCode: 'TOO_MANY_STREAMS_FOR_CALLER' });
     expect(readers()).toBe(2);
 
-    // Another token, and an anonymous client, each within their own share.
+    // Another token, and anonymous clients, each within their own share: an anonymous client's is its address's.
     const publisher = await openSse(`${registry.baseUrl}/v1/events`, { authorization: `Bearer ${PUBLISHER_TOKEN}` });
     expect(publisher.status).toBe(200);
     open.push(publisher);
-    const anonymous = await openSse(`${registry.baseUrl}${executionPath}`, {});
-    expect(anonymous.status).toBe(200);
-    open.push(anonymous);
-    expect(readers()).toBe(4);
+    for (let index = 0; index < 2; index++) {
+      const anonymous = await openSse(`${registry.baseUrl}${executionPath}`, {});
+      expect(anonymous.status).toBe(200);
+      open.push(anonymous);
+    }
+    const anonymousOver = await fetch(`${registry.baseUrl}${executionPath}`, { headers: { accept: 'text/event-stream' } });
+    expect(anonymousOver.status).toBe(429);
+    const elsewhere = await streamFrom('127.0.0.2', `${registry.baseUrl}${executionPath}`);
+    closers.push(elsewhere.close);
+    expect(elsewhere.status).toBe(200);
+    expect(readers()).toBe(6);
 
     // The caller whose stream ends may open another.
     open.shift()?.close();
-    await eventually(async () => readers() === 3);
+    await eventually(async () => readers() === 5);
     const again = await openSse(`${registry.baseUrl}${executionPath}`, admin);
     expect(again.status).toBe(200);
     open.push(again);

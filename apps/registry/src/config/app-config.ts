@@ -121,7 +121,7 @@ const configSchema = z
      */
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
     /**
-     * Of those, most one caller (a token's identity; anonymous callers together) follows at once, so that one client
+     * Of those, most one caller (a token's identity; an anonymous caller's address, see callerKey) follows at once, so that one client
      * cannot take every stream from the others.
      */
     EVENT_STREAMS_PER_CALLER: z.coerce.number().int().min(1).max(100_000).default(100),

@@ -5,6 +5,7 @@ import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionStream } from './execution-stream.js';
 import type { ExposedSkill } from '../tool-definitions/exposed-skills.js';
+import { callerKey } from '../auth/principal.js';
 import type { McpConnection } from '../mcp-protocol/mcp-connection.js';
 import { domainErrorResult, executionResult } from '../mcp-protocol/mcp-tool-results.js';
 import { extractTraceContext } from '#observability/index.js';
@@ -78,7 +79,7 @@ export class CallSkillTool {
     const following = new AbortController();
     const forwarding =
       context.reportProgress || context.log
-        ? this.forwardEvents(execution.id, skill, context, following.signal, connection.principal.identity)
+        ? this.forwardEvents(execution.id, skill, context, following.signal, callerKey(connection.principal, connection.address))
         : null;
     let final = execution;
     try {

@@ -79,7 +79,7 @@ export class StreamReaders {
   }
 
   /**
-   * A connection for one follower's blocking reads, for `caller` (the principal's identity); `release` disconnects it.
+   * A connection for one follower's blocking reads, for `caller` (callerKey: a token's identity, an anonymous client's address); `release` disconnects it.
    * Throws TooManyStreamsForCaller past the caller's share, TooManyStreams at the process's bound.
    */
   take(caller: string): { reader: RedisConnection; release: () => void } {

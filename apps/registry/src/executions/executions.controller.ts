@@ -3,7 +3,7 @@ import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swa
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTerminal } from '#executions/index.js';
 import { CurrentPrincipal } from '../auth/auth.guard.js';
-import type { Principal } from '../auth/principal.js';
+import { callerKey, type Principal } from '../auth/principal.js';
 import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
@@ -190,7 +190,7 @@ export class ExecutionsController {
     // Before the first read: a client gone meanwhile ends the stream too (and gives back its reader, see StreamReaders).
     request.raw.on('close', () => controller.abort());
     const after = lastEventId && /^\d+-\d+$/.test(lastEventId) ? lastEventId : '0';
-    const events = this.stream.follow(id, after, controller.signal, principal.identity);
+    const events = this.stream.follow(id, after, controller.signal, callerKey(principal, request.ip));
     // Pull the first event before answering, so an unknown id still gets a 404 problem.
     const first = await events.next();
     reply.hijack();

@@ -1,6 +1,6 @@
 import { GrpcMethod, Payload } from '@nestjs/microservices';
 import { Observable } from 'rxjs';
-import type { Principal } from '../auth/principal.js';
+import { callerKey, peerAddress, type Principal } from '../auth/principal.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionQueries } from './execution-queries.js';
@@ -8,6 +8,7 @@ import { ExecutionStream } from './execution-stream.js';
 import { parseExecutionId } from './executions.dto.js';
 import { presentDeprecation } from '../skills/skill.presenter.js';
 import { GrpcCaller, GrpcTraceContext } from '../grpc/grpc-auth.guard.js';
+import { GrpcStreamCall } from '../grpc/grpc-stream.js';
 import type { TraceContext } from '#observability/index.js';
 import { deprecationMessage, withDeprecationTrailers } from '../skills/skills.grpc-messages.js';
 import { executionEventMessage, executionMessage, usageMessage } from './executions.grpc-messages.js';
@@ -72,14 +73,18 @@ export class ExecutionsGrpcController {
 
   /** Server streaming: the events until the terminal one; a client that goes away stops the Redis reads. */
   @GrpcMethod(GRPC_SERVICE, 'WatchExecution')
-  watchExecution(@Payload() request: { id?: string; last_event_id?: string }, @GrpcCaller() principal: Principal) {
+  watchExecution(
+    @Payload() request: { id?: string; last_event_id?: string },
+    @GrpcCaller() principal: Principal,
+    @GrpcStreamCall() call: { getPeer?: () => string } | undefined,
+  ) {
     const id = parseExecutionId(required(request.id, 'id'));
     const after = request.last_event_id && /^\d+-\d+$/.test(request.last_event_id) ? request.last_event_id : '0';
     return new Observable<ReturnType<typeof executionEventMessage>>((subscriber) => {
       const controller = new AbortController();
       (async () => {
-        for await (const stored of this.stream.follow(id, after, controller.signal, principal.identity))
-          subscriber.next(executionEventMessage(stored));
+        const caller = callerKey(principal, peerAddress(call?.getPeer?.()));
+        for await (const stored of this.stream.follow(id, after, controller.signal, caller)) subscriber.next(executionEventMessage(stored));
         subscriber.complete();
       })().catch((error: unknown) => subscriber.error(error));
       return () => controller.abort();

@@ -11,6 +11,8 @@ export interface McpRequestContext {
   branch?: string;
   /** The trace context of the HTTP request that carried the message. */
   traceContext?: TraceContext;
+  /** The network address of the HTTP request that opened the connection (see callerKey). */
+  address?: string;
 }
 
 /** Who is connected to the MCP endpoint and which skills the connection shows (fixed when it opens). */

@@ -119,6 +119,12 @@ export class McpController {
   private async serve(request: FastifyRequest, reply: FastifyReply, query: Record<string, unknown>, principal: Principal): Promise<void> {
     const { filter, branch } = parseMcpEndpointQuery(query);
     reply.hijack();
-    await this.endpoint.handle(request.raw, reply.raw, request.body, { principal, filter, branch, traceContext: traceContextOf(request) });
+    await this.endpoint.handle(request.raw, reply.raw, request.body, {
+      principal,
+      filter,
+      branch,
+      traceContext: traceContextOf(request),
+      address: request.ip,
+    });
   }
 }
