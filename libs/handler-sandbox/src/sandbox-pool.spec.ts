@@ -63,6 +63,9 @@ socket.on('data', (chunk) => {
       continue;
     }
     if (message.type !== 'run') continue;
+    // A lying process: claims to drop a run it then runs, or answers a run it holds before beginning it.
+    if (running && message.input.lieWithdrawn) send({ type: 'withdrawn', runId: message.runId });
+    if (running && message.input.answerEarly) send({ type: 'result', runId: message.runId, outcome: 'ok', output: { early: true } });
     waiting.push({ ...message, handedEarly: running });
     void pump();
   }
@@ -286,6 +289,27 @@ describe('HandlerSandboxPool', () => {
       expect(await first).toMatchObject({ ok: true, output: { sleepMs: 1500 } });
       // The process ran only the first: its next run is handed nothing left over.
       expect(handedEarly(await run(sandbox, 'aaaa', { n: 3 }))).toBe(false);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a process that lies about a run it was handed (a false withdrawn, an answer before it began) decides nothing', async () => {
+    const sandbox = pool(4, 60_000);
+    try {
+      await run(sandbox, 'aaaa', {});
+      const first = run(sandbox, 'aaaa', { sleepMs: 200 });
+      await soon(50);
+      // Its early answer is dropped (not the run's yet); the run's answer is the one it sends once it begins.
+      const early = await run(sandbox, 'aaaa', { answerEarly: true, n: 2 });
+      expect(early).toMatchObject({ ok: true, output: { n: 2, handedEarly: true } });
+      expect((await first).ok).toBe(true);
+      // A false 'withdrawn': the run is served again (by another process or this one, free by then), once.
+      const second = run(sandbox, 'aaaa', { sleepMs: 200 });
+      await soon(50);
+      expect(await run(sandbox, 'aaaa', { lieWithdrawn: true, n: 3 })).toMatchObject({ ok: true, output: { n: 3 } });
+      expect((await second).ok).toBe(true);
+      expect((await run(sandbox, 'aaaa', { n: 4 })).ok).toBe(true);
     } finally {
       await sandbox.close();
     }
