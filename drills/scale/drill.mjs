@@ -134,6 +134,8 @@ export async function runScaleDrill(ctx, options) {
     QUEUE_PREFIX: `{drill-scale-${process.pid}}`,
     SKILL_PATHS: skillsRoot,
     TOOL_ADAPTERS: toolAdapters,
+    // HAProxy (option forwardfor) runs on this machine, as in docker-compose.scale.yml: its client addresses are believed.
+    TRUST_PROXY: 'loopback',
   };
   // Two replicas started at once, as a rolling deploy would: both discover the same packages.
   const replicas = [];

@@ -1,5 +1,4 @@
 import { rm } from 'node:fs/promises';
-import http from 'node:http';
 import { status } from '@grpc/grpc-js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -10,6 +9,7 @@ import { StreamReaders } from '../../apps/registry/src/executions/execution-infr
 import { ADMIN_TOKEN, call, PUBLISHER_TOKEN, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { openSse, type OpenStream } from '../support/sse.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+import { getFrom } from '../support/http-from.js';
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
@@ -123,16 +123,6 @@ describe('event streams are bounded (registry in process; the executor only in t
   });
 });
 
-/** An SSE request sent from another loopback address (the anonymous caller it makes is that address's): its status, and a close. */
-function streamFrom(localAddress: string, url: string): Promise<{ status: number; close: () => void }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { localAddress, headers: { accept: 'text/event-stream' } }, (response) =>
-      resolve({ status: response.statusCode ?? 0, close: () => request.destroy() }),
-    );
-    request.on('error', reject);
-  });
-}
-
 /**
  * Within that bound each caller (a token's identity; an anonymous client's address) follows at most
  * EVENT_STREAMS_PER_CALLER streams: before, one client that opened streams up to EVENT_STREAMS_MAX left none for anyone.
@@ -207,7 +197,14 @@ describe("each caller's share of the event streams (EVENT_STREAMS_PER_CALLER)", 
     }
     const anonymousOver = await fetch(`${registry.baseUrl}${executionPath}`, { headers: { accept: 'text/event-stream' } });
     expect(anonymousOver.status).toBe(429);
-    const elsewhere = await streamFrom('127.0.0.2', `${registry.baseUrl}${executionPath}`);
+    // Without TRUST_PROXY no forwarded address is believed: it gets no share of its own.
+    const forwarded = await getFrom(`${registry.baseUrl}${executionPath}`, '127.0.0.1', {
+      accept: 'text/event-stream',
+      'x-forwarded-for': '198.51.100.1',
+    });
+    expect(forwarded.status).toBe(429);
+    // Another loopback address: another anonymous caller.
+    const elsewhere = await getFrom(`${registry.baseUrl}${executionPath}`, '127.0.0.2', { accept: 'text/event-stream' });
     closers.push(elsewhere.close);
     expect(elsewhere.status).toBe(200);
     expect(readers()).toBe(6);

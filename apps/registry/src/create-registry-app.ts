@@ -54,6 +54,8 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
     bodyLimit: BODY_LIMIT_BYTES,
     frameworkErrors: frameworkErrorHandler,
     ...connectionOptions(config),
+    // request.ip, .host and .protocol from the X-Forwarded-* headers of these peers only (TRUST_PROXY; none by default).
+    ...(config.TRUST_PROXY.length > 0 ? { trustProxy: config.TRUST_PROXY } : {}),
     // Strict percent-encoding: a malformed query is refused with 400 where queries are validated (query-string.ts).
     routerOptions: { querystringParser: parseQueryString },
   });

@@ -58,6 +58,26 @@ describe('configuration', () => {
     expect(redisTopologyOf(config)).toMatchObject({ mode: 'cluster', nodes: [{ port: 7000 }, { port: 7001 }] });
   });
 
+  it('reads TRUST_PROXY as the proxies to believe (none by default) and refuses what would believe any client', () => {
+    expect(loadConfig({}).TRUST_PROXY).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, loopback,fd00::1 ' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback', 'fd00::1']);
+    for (const [value, words] of [
+      ['1', /hop count/],
+      ['true', /hop count/],
+      ['*', /hop count/],
+      ['10.0.0.0/33', /not an IP address, a CIDR range/],
+      ['proxy.internal', /not an IP address, a CIDR range/],
+    ] as const) {
+      try {
+        loadConfig({ TRUST_PROXY: value });
+        throw new Error(`expected a ConfigError for ${value}`);
+      } catch (error) {
+        expect((error as ConfigError).problems).toEqual([expect.stringMatching(words)]);
+        expect((error as ConfigError).problems[0]).toMatch(/^TRUST_PROXY/);
+      }
+    }
+  });
+
   it('reports every bad variable at once', () => {
     try {
       loadConfig({ PORT: 'x', LOG_LEVEL: 'y' });

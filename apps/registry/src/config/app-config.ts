@@ -5,6 +5,7 @@ import { checkedList, portVariable, redisTopologyIssues, sharedEnvironment } fro
 import { hooksFileVariable } from '#hooks/index.js';
 import { parseDisabledTools, parseFeatureFlags, parseToolAdapters } from '#mcp-bridge/index.js';
 import { TWIN_LIMIT_VARIABLES } from '#twin/index.js';
+import { parseTrustedProxies } from './trusted-proxies.js';
 
 /** A bearer token and the identity it acts as; a publisher's also the skill names it may publish. */
 export interface TokenEntry {
@@ -146,6 +147,21 @@ const configSchema = z
           .map((part) => part.trim())
           .filter(Boolean),
       ),
+    /**
+     * The reverse proxies whose X-Forwarded-For, -Host and -Proto the registry believes (addresses, CIDR ranges, or
+     * loopback / linklocal / uniquelocal; comma-separated); none by default. See trusted-proxies.ts.
+     */
+    TRUST_PROXY: z
+      .string()
+      .default('')
+      .transform((raw, ctx) => {
+        try {
+          return parseTrustedProxies(raw);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
     /** Limits of one skill package (all files, file count, one file); a package over one is refused naming it. */
     PACKAGE_MAX_BYTES: z.coerce
       .number()

@@ -31,11 +31,15 @@ export class HostGuard {
     return this.allowed ? [...this.allowed] : null;
   }
 
-  check(request: { url: string; headers: IncomingHttpHeaders }): void {
+  /**
+   * `host`: the name the request was sent to as the application reads it — Fastify's `request.host`, which is the
+   * X-Forwarded-Host of a trusted proxy (TRUST_PROXY) — else the Host header.
+   */
+  check(request: { url: string; headers: IncomingHttpHeaders; host?: string }): void {
     const path = request.url;
     const query = path.indexOf('?');
     if (UNGUARDED_PATHS.has(query < 0 ? path : path.slice(0, query))) return;
-    const host = request.headers.host ?? '';
+    const host = request.host ?? request.headers.host ?? '';
     if (this.allowed && !this.allowed.has(hostnameOf(host))) throw new HostNotAllowed(host);
     const origin = request.headers.origin;
     if (origin === undefined || !BROWSER_REACHABLE.test(path)) return;
