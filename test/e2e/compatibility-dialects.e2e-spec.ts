@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot } from '../support/skill-packages.js';
+import { obliterateQueue } from '../support/executions.js';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 
@@ -11,6 +12,7 @@ const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
  * for `items` lists, `additionalItems` and `definitions`.
  */
 describe('POST /v1/compatibility: draft-07 schemas', () => {
+  const queuePrefix = `test-compat-dialects-${process.pid}-${Date.now()}`;
   let db: TestDatabase;
   let root: string;
   let registry: RunningRegistry;
@@ -19,11 +21,12 @@ describe('POST /v1/compatibility: draft-07 schemas', () => {
   beforeAll(async () => {
     db = await createTestDatabase('compatibility_dialects');
     root = await tempRoot();
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix: `test-compat-dialects-${process.pid}` });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix });
   });
 
   afterAll(async () => {
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });

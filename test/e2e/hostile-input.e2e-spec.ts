@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, failure, grpcPort, registryClient, unary, type RegistryClient } from '../support/grpc.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+import { obliterateQueue } from '../support/executions.js';
 
 /** Raw protobuf: a length-delimited field, enough to hand-craft what a well-behaved client never sends. */
 const field = (number: number, bytes: Buffer) => Buffer.concat([Buffer.from([(number << 3) | 2, bytes.length]), bytes]);
@@ -13,6 +14,7 @@ const varintField = (number: number, value: number) => Buffer.from([number << 3,
 
 /** Regression tests of the client mistakes that answered 5xx, hung, or were accepted (issue 9). */
 describe('hostile input on every transport', () => {
+  const queuePrefix = `test-hostile-${process.pid}-${Date.now()}`;
   let db: TestDatabase;
   let root: string;
   let registry: RunningRegistry;
@@ -53,7 +55,7 @@ export const EchoInput = z
 export const EchoOutput = z.object({ text: z.string().describe('The same text'), length: z.number().int().describe('Length') });
 `,
     });
-    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix: `test-hostile-${process.pid}` });
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix });
     client = registryClient(grpcPort(registry));
     raw = new grpc.Client(`127.0.0.1:${grpcPort(registry)}`, grpc.credentials.createInsecure());
     const pool = new pg.Pool({ connectionString: db.url, max: 1 });
@@ -74,6 +76,7 @@ export const EchoOutput = z.object({ text: z.string().describe('The same text'),
     raw?.close();
     await afterAllPool?.end();
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });

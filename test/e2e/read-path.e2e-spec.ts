@@ -9,6 +9,7 @@ import { SkillsController } from '../../apps/registry/src/skills/skills.controll
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, PUBLISHER_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
+import { obliterateQueue } from '../support/executions.js';
 
 interface RawResponse {
   status: number;
@@ -77,6 +78,7 @@ function recordHandlerCalls(): { callsOn(instance: unknown): number; restore(): 
 
 /** The hot reads: the fast path answers them before the Nest pipeline; the Nest controllers stay the fallback. */
 describe('the read path: fast path, ETag and Cache-Control', () => {
+  const queuePrefix = `test-read-path-${process.pid}-${Date.now()}`;
   let db: TestDatabase;
   let root: string;
   let fast: RunningRegistry;
@@ -98,7 +100,6 @@ describe('the read path: fast path, ETag and Cache-Control', () => {
       domain: 'mechanical',
       definition: { tools_required: [{ tool_id: 'calculix.run_fea', capability: 'stress_analysis', required: true }] },
     });
-    const queuePrefix = `test-read-path-${process.pid}`;
     fast = await startRegistry({ databaseUrl: db.url, skillPaths: [root], queuePrefix });
     const admin = { token: ADMIN_TOKEN, body: { force: true, reason: 'read path e2e' } };
     expect((await call(fast.baseUrl, 'POST', '/v1/admin/skills/echo_old/versions/1.0.0/promote', admin)).status).toBe(200);
@@ -131,6 +132,7 @@ describe('the read path: fast path, ETag and Cache-Control', () => {
     await guarded?.stop();
     await nest?.close();
     await fast?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });

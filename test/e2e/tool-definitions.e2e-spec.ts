@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { Client, StreamableHTTPClientTransport, isSpecType } from '@modelcontextprotocol/client';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { EXECUTION_SKILLS_ROOT, activate } from '../support/executions.js';
+import { EXECUTION_SKILLS_ROOT, activate, obliterateQueue } from '../support/executions.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 
@@ -158,6 +158,7 @@ export const EchoOutput = z.object({ text: z.string().describe('The same text'),
 `;
 
 describe('GET /v1/tool-definitions', () => {
+  const queuePrefix = `test-tooldefs-${process.pid}-${Date.now()}`;
   let db: TestDatabase;
   let root: string;
   let registry: RunningRegistry;
@@ -184,7 +185,7 @@ describe('GET /v1/tool-definitions', () => {
       databaseUrl: db.url,
       skillPaths: [EXECUTION_SKILLS_ROOT, root],
       agentTokens: true,
-      queuePrefix: `test-tooldefs-${process.pid}-${Date.now()}`,
+      queuePrefix,
     });
     await activate(registry.baseUrl, ['echo_text', 'firmware_strict', 'thermal_phase2', 'quick_noop', 'sleepy']);
     const deprecated = await call(registry.baseUrl, 'POST', '/v1/admin/skills/sleepy/deprecate', {
@@ -196,6 +197,7 @@ describe('GET /v1/tool-definitions', () => {
 
   afterAll(async () => {
     await registry?.stop();
+    await obliterateQueue(queuePrefix);
     await db?.drop();
     await rm(root, { recursive: true, force: true });
   });

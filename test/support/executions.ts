@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { EXECUTION_QUEUE, lifecycleStream, platformEventsStream } from '#executions/index.js';
 import { ADMIN_TOKEN, call } from './registry.js';
 import { REPO_ROOT } from './skill-packages.js';
+import { deleteRedisKeys } from '../../bench/support/redis-cleanup.mjs';
 
 /** Test-only skill packages for the failure cases (never part of the production catalog). */
 export const EXECUTION_SKILLS_ROOT = path.join(REPO_ROOT, 'test/fixtures/execution-skills');
@@ -13,8 +14,8 @@ export const EXECUTION_SKILLS_ROOT = path.join(REPO_ROOT, 'test/fixtures/executi
 /**
  * Removes a test's keys from the machine's shared Redis once its apps are stopped: the BullMQ
  * queue (finished jobs are otherwise kept until later jobs of the same queue trim them, which never
- * come), the lifecycle stream and the platform's event stream. Execution event streams (and hooks' rate
- * counters) expire by themselves.
+ * come), the lifecycle stream, the platform's event stream, and every other key under the prefix: execution event
+ * streams expire only a week after their execution's end, and a suite run many times a day filled Redis with them.
  */
 export async function obliterateQueue(queuePrefix: string): Promise<void> {
   const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -27,6 +28,8 @@ export async function obliterateQueue(queuePrefix: string): Promise<void> {
     await queue.close();
     redis.disconnect();
   }
+  // And whatever else the run left under its prefix: each execution's event stream (kept a week after its end).
+  await deleteRedisKeys(url, queuePrefix);
 }
 
 /**
