@@ -5,7 +5,8 @@ import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { freePort, startExecutor, type RunningExecutor } from '../support/executor.js';
 import { EXECUTION_SKILLS_ROOT, activate, attemptsRecorded, eventually, markerDir, waitForTerminal } from '../support/executions.js';
-import { call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
+import { openSse } from '../support/sse.js';
 
 /** A private redis-server, so stopping it does not disturb other test files. */
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
@@ -63,9 +64,14 @@ describe('Redis stopped and started again', () => {
   const execute = () =>
     call(registry.baseUrl, 'POST', '/v1/skills/quick_noop/executions?wait=10', { body: { input: { marker: 'redis' } } });
 
-  it('answers 503 for executions while reads keep working, and recovers without restarts', async () => {
+  it('answers 503 for executions while reads keep working, and recovers without restarts (event streams followed throughout)', async () => {
     const done = await execute();
     expect(done.body.status).toBe('SUCCEEDED');
+    // Followers of the platform's events, open across the outage: their blocking reads share one connection, which
+    // waits for Redis and reads on once it is back.
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const following = [await openSse(`${registry.baseUrl}/v1/events`, admin), await openSse(`${registry.baseUrl}/v1/events`, admin)];
+    expect(following.map((stream) => stream.status)).toEqual([200, 200]);
     const before = (await call(registry.baseUrl, 'GET', '/v1/executions?limit=100')).body.items.length;
     await stopRedis(redis);
 
@@ -83,7 +89,19 @@ describe('Redis stopped and started again', () => {
     expect(stream.body.code).toBe('QUEUE_UNAVAILABLE');
 
     redis = await startRedis(port, dir);
-    await eventually(async () => (await execute()).body.status === 'SUCCEEDED', 30_000);
+    let recovered: string | undefined;
+    await eventually(async () => {
+      const answer = await execute();
+      recovered = answer.body.id as string;
+      return answer.body.status === 'SUCCEEDED';
+    }, 30_000);
+    for (const stream of following) {
+      const got = await stream.until((events) =>
+        events.some((event) => event.type === 'run.completed' && event.data.execution_id === recovered),
+      );
+      expect(got.length).toBeGreaterThan(0);
+      stream.close();
+    }
   });
 
   it('answers a waiting request as soon as the result is committed, even though Redis went down meanwhile', async () => {

@@ -65,6 +65,8 @@ describe('event streams are bounded (registry in process; the executor only in t
     }
     await open[0]?.until((events) => events.some((event) => event.type === 'queued'));
     expect(readers()).toBe(3);
+    // Their blocking reads share a Redis connection (and reads that do not wait one more), not one each.
+    expect(registry.app.get(StreamReaders, { strict: false }).connections).toBeLessThanOrEqual(2);
 
     for (const path of [`/v1/executions/${executionId}/events`, '/v1/events']) {
       const refused = await fetch(`${registry.baseUrl}${path}`, { headers: { accept: 'text/event-stream', ...admin } });

@@ -15,6 +15,7 @@ import {
   lifecycleStream,
   platformEventsStream,
   openRedis,
+  SharedStreamReads,
   type ExecutionJob,
   type RedisConnection,
 } from '#executions/index.js';
@@ -78,6 +79,34 @@ describe('on a Redis Cluster', () => {
     expect(lines).toHaveLength(MAX_LOG_EVENTS_PER_EXECUTION + 1);
     expect(lines.at(-1)?.event).toMatchObject({ type: 'log', level: 'warning', message: expect.stringContaining('Log limit reached') });
     expect(await redis.ttl(log.key(id))).toBeGreaterThan(0);
+  });
+
+  it("shares blocking reads of several execution streams in one XREAD (its wake-up stream too): the prefix's one slot", async () => {
+    const shared = new SharedStreamReads({
+      open: () => openRedis(topology, { maxRetriesPerRequest: null }),
+      followersPerConnection: 10,
+      keyPrefix: prefix,
+    });
+    const log = new ExecutionEventLog(redis, prefix);
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 200));
+    try {
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      const waits = ids.slice(0, 2).map((id) => log.read(id, '0', 10_000, shared.follower().reads));
+      await pause();
+      // One more follower once the shared read is out: it is woken, and issued again naming three streams.
+      waits.push(log.read(ids[2] as string, '0', 10_000, shared.follower().reads));
+      await pause();
+      for (const id of ids) await log.append(subject(id), { type: 'queued', at: new Date().toISOString(), skill: 's', version: '1.0.0' });
+      const started = performance.now();
+      expect((await Promise.all(waits)).map((batch) => batch.map((stored) => stored.event.type))).toEqual([
+        ['queued'],
+        ['queued'],
+        ['queued'],
+      ]);
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      await shared.close();
+    }
   });
 
   it('puts every key of ours in the slot of the prefix: queue, execution streams and counters, platform and lifecycle streams, hook rates', async () => {

@@ -1,6 +1,7 @@
 import type { ExecutionError } from './execution-model.js';
 import { DEFAULT_EVENTS_HISTORY, type ExecutionSubject, platformEventsStream, platformTypeOf } from './platform-events.js';
 import type { RedisConnection } from './redis-connection.js';
+import type { StreamEntry, StreamReads } from './shared-stream-reads.js';
 import { executionEventsKey, executionLogCountKey } from './redis-keys.js';
 
 /** What the hooks of a run added as metadata (annotate, code hooks), on the event that ends a phase chain. */
@@ -240,15 +241,15 @@ export class ExecutionEventLog {
     };
   }
 
-  /** Events after `afterId` ('0' = from the beginning), waiting up to `blockMs` for new ones (0 = do not wait). */
-  async read(executionId: string, afterId: string, blockMs: number, client: RedisConnection = this.redis): Promise<StoredExecutionEvent[]> {
+  /**
+   * Events after `afterId` ('0' = from the beginning), waiting up to `blockMs` for new ones (0 = do not wait) on a
+   * follower's `reads` (SharedStreamReads); without them, at once on this log's connection.
+   */
+  async read(executionId: string, afterId: string, blockMs: number, reads?: StreamReads): Promise<StoredExecutionEvent[]> {
     const key = this.key(executionId);
-    const reply =
-      blockMs > 0
-        ? await client.xread('COUNT', 100, 'BLOCK', blockMs, 'STREAMS', key, afterId)
-        : await client.xread('COUNT', 100, 'STREAMS', key, afterId);
-    if (!reply) return [];
-    const [, entries] = reply[0] as [string, [string, string[]][]];
+    let entries: StreamEntry[];
+    if (reads) entries = await reads.read(key, afterId, 100, blockMs);
+    else entries = ((await this.redis.xread('COUNT', 100, 'STREAMS', key, afterId)) as [string, StreamEntry[]][] | null)?.[0]?.[1] ?? [];
     return entries.map(([id, fields]) => ({ id, event: JSON.parse(fields[1] as string) as ExecutionEvent }));
   }
 }

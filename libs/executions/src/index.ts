@@ -8,3 +8,4 @@ export * from './group-commit.js';
 export * from './batched-execution-writes.js';
 export * from './redis-keys.js';
 export * from './redis-connection.js';
+export * from './shared-stream-reads.js';

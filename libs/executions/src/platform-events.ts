@@ -1,4 +1,5 @@
 import type { RedisConnection } from './redis-connection.js';
+import type { StreamEntry, StreamReads } from './shared-stream-reads.js';
 import type { ExecutionEvent } from './execution-events.js';
 
 /**
@@ -143,14 +144,16 @@ export class PlatformEventLog {
     return newest?.[0] ?? '0-0';
   }
 
-  /** Up to `count` entries after `afterId` ('0' = the oldest kept), waiting up to `blockMs` for new ones (0 = do not wait). */
-  async read(afterId: string, blockMs: number, client: RedisConnection = this.redis, count = 100): Promise<PlatformEvent[]> {
-    const reply =
-      blockMs > 0
-        ? await client.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.key, afterId)
-        : await client.xread('COUNT', count, 'STREAMS', this.key, afterId);
-    if (!reply) return [];
-    const [, entries] = reply[0] as [string, [string, string[]][]];
+  /**
+   * Up to `count` entries after `afterId` ('0' = the oldest kept), waiting up to `blockMs` for new ones (0 = do not wait)
+   * on a follower's `reads` (SharedStreamReads); without them, at once on this log's connection.
+   */
+  async read(afterId: string, blockMs: number, reads?: StreamReads, count = 100): Promise<PlatformEvent[]> {
+    let entries: StreamEntry[];
+    if (reads) entries = await reads.read(this.key, afterId, count, blockMs);
+    else
+      entries =
+        ((await this.redis.xread('COUNT', count, 'STREAMS', this.key, afterId)) as [string, StreamEntry[]][] | null)?.[0]?.[1] ?? [];
     return entries.flatMap(([id, fields]) => {
       const event = eventOf(id, fields);
       return event ? [event] : [];

@@ -115,10 +115,9 @@ const configSchema = z
     HANDLER_SANDBOX: z.enum(['bubblewrap', 'none'], { message: "HANDLER_SANDBOX must be 'bubblewrap' or 'none'" }).default('bubblewrap'),
     /** Longest the evaluation of one package's code may take at registration before its sandbox is stopped. */
     PACKAGE_INSPECTION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
-    /** Sandbox processes that inspect the packages of a disk scan at once (default: the number of cores, at most 4). */
     /**
      * Most event streams (an execution's over SSE or gRPC, the platform's, an MCP call's progress) one registry process
-     * follows at once: each holds a Redis connection of its own (a blocking read), and Redis takes 10,000 clients in all.
+     * follows at once; their blocking reads share Redis connections (EVENT_STREAMS_PER_CONNECTION to one).
      */
     EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(100_000).default(1000),
     /**
@@ -126,6 +125,9 @@ const configSchema = z
      * cannot take every stream from the others.
      */
     EVENT_STREAMS_PER_CALLER: z.coerce.number().int().min(1).max(100_000).default(100),
+    /** Followers whose blocking reads share one Redis connection (SharedStreamReads); 1: a connection each. */
+    EVENT_STREAMS_PER_CONNECTION: z.coerce.number().int().min(1).max(1000).default(50),
+    /** Sandbox processes that inspect the packages of a disk scan at once (default: the number of cores, at most 4). */
     PACKAGE_INSPECTION_PROCESSES: z.coerce
       .number()
       .int()

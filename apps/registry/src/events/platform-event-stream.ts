@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PlatformEventLog, type PlatformEvent, type RedisConnection } from '#executions/index.js';
+import { PlatformEventLog, type PlatformEvent, type RedisConnection, type StreamReads } from '#executions/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { EXECUTIONS_REDIS, StreamReaders } from '../executions/execution-infrastructure.js';
 import { QueueUnavailable } from '../problem/domain-errors.js';
@@ -54,7 +54,7 @@ export class PlatformEventStream {
   }
 
   private async *read(
-    { reader, release }: { reader: RedisConnection; release: () => void },
+    { reads, release }: { reads: StreamReads; release: () => void },
     from: string,
     accept: (event: PlatformEvent) => boolean,
     signal: AbortSignal,
@@ -63,7 +63,7 @@ export class PlatformEventStream {
       let after = from;
       let blockMs = 0; // what exists is read at once
       while (!signal.aborted) {
-        const batch = await this.log.read(after, blockMs, reader).catch((error: Error) => {
+        const batch = await this.log.read(after, blockMs, reads).catch((error: Error) => {
           if (signal.aborted) return [];
           throw error;
         });

@@ -8,15 +8,17 @@ import {
   announcedExecutionId,
   decodeFinished,
   isTerminal,
+  SharedStreamReads,
   type ExecutionRecord,
   type RedisConnection,
+  type StreamReads,
 } from '#executions/index.js';
 import { ExecutionConnections, executionConnectionParts } from '#executions/execution-connections.js';
 import { PgListener } from '#database/index.js';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE_LISTENER, DATABASE_POOL } from '../config/database-pool.js';
-import { TooManyStreams, TooManyStreamsForCaller } from '../problem/domain-errors.js';
+import { QueueUnavailable, TooManyStreams, TooManyStreamsForCaller } from '../problem/domain-errors.js';
 
 export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
 
@@ -56,44 +58,66 @@ export const executionInfrastructure: Provider[] = [
 ];
 
 /**
- * The connections of the event streams' blocking reads (XREAD BLOCK needs a connection of its own): one per follower,
- * at most EVENT_STREAMS_MAX at once in this process. Past that a new stream is refused (TOO_MANY_STREAMS, 503) instead of
- * opening more: a client that opened thousands of streams took as many Redis connections (Redis's 10,000 are shared
- * by every process of the platform) and two file descriptors each. One caller follows at most EVENT_STREAMS_PER_CALLER
- * of them (TOO_MANY_STREAMS_FOR_CALLER, 429): a client that opened streams up to the bound left none for the others.
+ * The event streams' readers: at most EVENT_STREAMS_MAX followers at once in this process, whose blocking reads share
+ * Redis connections, EVENT_STREAMS_PER_CONNECTION to one (SharedStreamReads; XREAD BLOCK holds its connection, and a
+ * connection per follower took one of Redis's 10,000 clients, shared by every process of the platform, and two file
+ * descriptors each). Past the bound a new stream is refused (TOO_MANY_STREAMS, 503). One caller follows at most
+ * EVENT_STREAMS_PER_CALLER of them (TOO_MANY_STREAMS_FOR_CALLER, 429): a client that opened streams up to the bound left
+ * none for the others.
  */
 @Injectable()
-export class StreamReaders {
+export class StreamReaders implements OnApplicationShutdown {
   private open = 0;
   /** Streams open per caller (identity), for those with any. */
   private readonly byCaller = new Map<string, number>();
+  private readonly shared: SharedStreamReads;
+  private closed = false;
 
   constructor(
-    @Inject(EXECUTIONS_REDIS) private readonly redis: RedisConnection,
+    @Inject(EXECUTIONS_REDIS) redis: RedisConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.shared = new SharedStreamReads({
+      // Readers wait for Redis while it is away (the request connection fails fast instead).
+      open: () => duplicateRedis(redis, { enableOfflineQueue: true, maxRetriesPerRequest: null }),
+      followersPerConnection: config.EVENT_STREAMS_PER_CONNECTION,
+      keyPrefix: config.QUEUE_PREFIX,
+    });
+  }
 
   /** Readers open now. */
   get count(): number {
     return this.open;
   }
 
+  /** Redis connections the readers hold now. */
+  get connections(): number {
+    return this.shared.connections;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    await this.shared.close();
+  }
+
   /**
-   * A connection for one follower's blocking reads, for `caller` (callerKey: a token's identity, an anonymous client's address); `release` disconnects it.
-   * Throws TooManyStreamsForCaller past the caller's share, TooManyStreams at the process's bound.
+   * One follower's reads, for `caller` (callerKey: a token's identity, an anonymous client's address); `release` ends
+   * its waiting read and gives its place back. Throws TooManyStreamsForCaller past the caller's share, TooManyStreams
+   * at the process's bound.
    */
-  take(caller: string): { reader: RedisConnection; release: () => void } {
+  take(caller: string): { reads: StreamReads; release: () => void } {
+    if (this.closed) throw new QueueUnavailable('the registry is shutting down', 'Events cannot be followed right now');
     const callerOpen = this.byCaller.get(caller) ?? 0;
     if (callerOpen >= this.config.EVENT_STREAMS_PER_CALLER) throw new TooManyStreamsForCaller(this.config.EVENT_STREAMS_PER_CALLER);
     if (this.open >= this.config.EVENT_STREAMS_MAX) throw new TooManyStreams(this.config.EVENT_STREAMS_MAX);
     this.open++;
     this.byCaller.set(caller, callerOpen + 1);
-    const reader = duplicateRedis(this.redis, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+    const follower = this.shared.follower();
     let released = false;
     return {
-      reader,
+      reads: follower.reads,
       release: () => {
-        reader.disconnect();
+        follower.release();
         if (released) return;
         released = true;
         this.open--;

@@ -34,15 +34,15 @@ export class ExecutionStream {
     // The events live in Redis: without it, say so at once rather than hold the request open.
     if (this.redis.status !== 'ready')
       throw new QueueUnavailable(`connection ${this.redis.status}`, 'Execution events cannot be read right now');
-    // Blocking reads need a connection of their own (a bounded number of them: StreamReaders).
-    const { reader, release } = this.readers.take(caller);
+    // A bounded number of followers, whose blocking reads share connections (StreamReaders).
+    const { reads, release } = this.readers.take(caller);
     const stop = release;
     signal.addEventListener('abort', stop, { once: true });
     let after = lastEventId;
     let blockMs = 0; // the first read returns what exists at once
     try {
       while (!signal.aborted) {
-        const batch = await this.events.read(executionId, after, blockMs, reader).catch((error: Error) => {
+        const batch = await this.events.read(executionId, after, blockMs, reads).catch((error: Error) => {
           if (signal.aborted) return [];
           throw error;
         });
