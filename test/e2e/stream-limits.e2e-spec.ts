@@ -65,8 +65,12 @@ describe('event streams are bounded (registry in process; the executor only in t
     }
     await open[0]?.until((events) => events.some((event) => event.type === 'queued'));
     expect(readers()).toBe(3);
-    // Their blocking reads share a Redis connection (and reads that do not wait one more), not one each.
+    // Their blocking reads share a Redis connection (and reads that do not wait one more), not one each; both counts
+    // are in the metrics.
     expect(registry.app.get(StreamReaders, { strict: false }).connections).toBeLessThanOrEqual(2);
+    const metrics = await (await fetch(`${registry.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^skill_registry_event_streams\{[^}]*\} 3$/m);
+    expect(metrics).toMatch(/^skill_registry_event_stream_redis_connections\{[^}]*\} [12]$/m);
 
     for (const path of [`/v1/executions/${executionId}/events`, '/v1/events']) {
       const refused = await fetch(`${registry.baseUrl}${path}`, { headers: { accept: 'text/event-stream', ...admin } });

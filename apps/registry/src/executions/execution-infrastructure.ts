@@ -18,6 +18,8 @@ import { PgListener } from '#database/index.js';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE_LISTENER, DATABASE_POOL } from '../config/database-pool.js';
+import { Gauge } from 'prom-client';
+import { RegistryMetrics } from '../metrics/registry-metrics.js';
 import { QueueUnavailable, TooManyStreams, TooManyStreamsForCaller } from '../problem/domain-errors.js';
 
 export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
@@ -76,12 +78,30 @@ export class StreamReaders implements OnApplicationShutdown {
   constructor(
     @Inject(EXECUTIONS_REDIS) redis: RedisConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: RegistryMetrics,
   ) {
     this.shared = new SharedStreamReads({
       // Readers wait for Redis while it is away (the request connection fails fast instead).
       open: () => duplicateRedis(redis, { enableOfflineQueue: true, maxRetriesPerRequest: null }),
       followersPerConnection: config.EVENT_STREAMS_PER_CONNECTION,
       keyPrefix: config.QUEUE_PREFIX,
+    });
+    const readers = () => this;
+    new Gauge({
+      name: 'skill_registry_event_streams',
+      help: 'Event streams followed now (SSE, gRPC watches, MCP call progress); at most EVENT_STREAMS_MAX',
+      registers: [metrics.registry],
+      collect() {
+        this.set(readers().count);
+      },
+    });
+    new Gauge({
+      name: 'skill_registry_event_stream_redis_connections',
+      help: "Redis connections the event streams' reads hold now (EVENT_STREAMS_PER_CONNECTION followers share one)",
+      registers: [metrics.registry],
+      collect() {
+        this.set(readers().connections);
+      },
     });
   }
 
