@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { SharedStreamReads, type StreamEntry } from '#executions/index.js';
 import { deleteRedisKeys } from '../../bench/support/redis-cleanup.mjs';
@@ -122,6 +123,77 @@ describe('shared blocking reads of Redis streams', () => {
     bad.release();
     good.release();
   });
+
+  /**
+   * Followers on a few streams (several on one, each from its own position, some sharing a connection), entries
+   * written to the streams in random order and rhythm while they wait: each follower gets every entry after its position,
+   * in order, once — what one XREAD per connection carries for all of them is dealt out right.
+   */
+  it('deals every entry after its position to each follower, in order, once, whatever the interleaving', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ stream: fc.nat({ max: 2 }), from: fc.nat({ max: 3 }), count: fc.integer({ min: 1, max: 4 }) }), {
+          minLength: 1,
+          maxLength: 7,
+        }),
+        fc.array(fc.record({ stream: fc.nat({ max: 2 }), pause: fc.nat({ max: 3 }) }), { minLength: 1, maxLength: 25 }),
+        async (followers, writes) => {
+          const streams = [0, 1, 2].map((index) => key(`property-${run}-${index}`));
+          run++;
+          const local = new SharedStreamReads({
+            open: () => {
+              const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+              opened.push(connection);
+              return connection;
+            },
+            followersPerConnection: 3,
+            keyPrefix: prefix,
+          });
+          try {
+            // Three entries already in each stream; a follower starts after the `from`-th of its stream's (0: from the start).
+            const existing: string[][] = [];
+            for (const stream of streams) {
+              const ids: string[] = [];
+              for (let n = 0; n < 3; n++) ids.push((await redis.xadd(stream, '*', 'n', `old-${n}`)) as string);
+              existing.push(ids);
+            }
+            const expectedCount = (stream: number, from: number) => 3 - from + writes.filter((write) => write.stream === stream).length;
+            const received = followers.map(() => [] as string[]);
+            const following = followers.map(async (spec, index) => {
+              const { reads, release } = local.follower();
+              let after = spec.from === 0 ? '0' : (existing[spec.stream]?.[spec.from - 1] as string);
+              const deadline = Date.now() + 5000;
+              try {
+                while (received[index]!.length < expectedCount(spec.stream, spec.from) && Date.now() < deadline) {
+                  const entries = await reads.read(streams[spec.stream] as string, after, spec.count, 1000);
+                  expect(entries.length).toBeLessThanOrEqual(spec.count);
+                  for (const [id, fields] of entries) {
+                    received[index]!.push(fields[1] as string);
+                    after = id;
+                  }
+                }
+              } finally {
+                release();
+              }
+            });
+            for (const [n, write] of writes.entries()) {
+              if (write.pause > 0) await new Promise((resolve) => setTimeout(resolve, write.pause));
+              await redis.xadd(streams[write.stream] as string, '*', 'n', `new-${n}`);
+            }
+            await Promise.all(following);
+            for (const [index, spec] of followers.entries()) {
+              const all = ((await redis.xrange(streams[spec.stream] as string, '-', '+')) as StreamEntry[]).map(([, fields]) => fields[1]);
+              expect(received[index]).toEqual(all.slice(spec.from));
+            }
+          } finally {
+            await local.close();
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 120_000);
 
   it('reads that do not wait answer at once, with what is there', async () => {
     await redis.xadd(key('now'), '*', 'n', 'there');
