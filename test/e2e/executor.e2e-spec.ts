@@ -101,6 +101,13 @@ describe('executor end to end (registry in process, executor as a process)', () 
     expect((await readSse(registry.baseUrl, started.body.id)).map((e) => e.type)).toEqual(['queued', 'started', 'succeeded']);
     const resumed = await readSse(registry.baseUrl, started.body.id, { 'last-event-id': events[0]!.id });
     expect(resumed.map((e) => e.type)).toEqual(['started', 'succeeded']);
+    // A Last-Event-ID no stream id can be (past 64 bits) is no position: the history from the start, not a 500.
+    for (const id of ['18446744073709551616-0', '1-99999999999999999999999'])
+      expect((await readSse(registry.baseUrl, started.body.id, { 'last-event-id': id })).map((e) => e.type)).toEqual([
+        'queued',
+        'started',
+        'succeeded',
+      ]);
   });
 
   it('retries an idempotent skill on handler errors with backoff, reporting each failed attempt', async () => {

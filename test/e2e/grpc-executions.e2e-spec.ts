@@ -136,6 +136,9 @@ describe('gRPC: executions (registry in process, executor as a process)', () => 
     expect(replay.map((event) => event.id)).toEqual(events.map((event) => event.id));
     const resumed = await collect(client.WatchExecution({ id: response.execution.id, last_event_id: events[0].id }, bearer()));
     expect(resumed.map((event) => event.type)).toEqual(['started', 'succeeded']);
+    // A last_event_id no stream id can be (past 64 bits) is no position: the history from the start, not INTERNAL.
+    const beyond = await collect(client.WatchExecution({ id: response.execution.id, last_event_id: '18446744073709551616-0' }, bearer()));
+    expect(beyond.map((event) => event.type)).toEqual(['queued', 'started', 'succeeded']);
   });
 
   it('CancelExecution cancels a running execution, then refuses with FAILED_PRECONDITION; the stream ends with cancelled', async () => {

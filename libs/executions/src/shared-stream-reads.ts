@@ -40,6 +40,11 @@ function parseStreamId(id: string): [bigint, bigint] | null {
   return ms > UINT64_MAX || seq > UINT64_MAX ? null : [ms, seq];
 }
 
+/** Whether `id` is a stream id XREAD takes (`<ms>-<seq>` or `<ms>`, each within 64 bits). */
+export function isStreamId(id: string): boolean {
+  return parseStreamId(id) !== null;
+}
+
 function compareIds(a: [bigint, bigint], b: [bigint, bigint]): number {
   if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
   return a[1] === b[1] ? 0 : a[1] < b[1] ? -1 : 1;

@@ -3,6 +3,7 @@ import {
   ExecutionEventLog,
   ExecutionsRepository,
   TERMINAL_EVENT_TYPES,
+  isStreamId,
   isTerminal,
   type ExecutionEvent,
   type ExecutionRecord,
@@ -13,6 +14,14 @@ import { ExecutionNotFound, QueueUnavailable } from '../problem/domain-errors.js
 import { EXECUTIONS_REDIS, StreamReaders } from './execution-infrastructure.js';
 
 const BLOCK_MS = 5000;
+
+/**
+ * Where a client resuming an execution's stream (SSE Last-Event-ID, gRPC last_event_id) goes on from: after the event it
+ * names, or from the start when it names none a stream can hold (a client's mistake, not a 500).
+ */
+export function resumePosition(lastEventId: string | undefined): string {
+  return lastEventId && /^\d+-\d+$/.test(lastEventId) && isStreamId(lastEventId) ? lastEventId : '0';
+}
 
 /**
  * Follows one execution's events from Redis (any replica can stream any execution), from the

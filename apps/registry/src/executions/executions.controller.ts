@@ -9,7 +9,7 @@ import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionQueries } from './execution-queries.js';
 import { presentExecution } from './execution.presenter.js';
-import { ExecutionStream } from './execution-stream.js';
+import { ExecutionStream, resumePosition } from './execution-stream.js';
 import { traceContextOf } from '../tracing/request-tracing.js';
 import { ApiContent, ApiJson, ApiProblems, ApiQueryParams, DEPRECATION_HEADERS } from '../openapi/api-decorators.js';
 import { componentRef, inlineSchema } from '../openapi/openapi-components.js';
@@ -189,8 +189,7 @@ export class ExecutionsController {
     const controller = new AbortController();
     // Before the first read: a client gone meanwhile ends the stream too (and gives back its reader, see StreamReaders).
     request.raw.on('close', () => controller.abort());
-    const after = lastEventId && /^\d+-\d+$/.test(lastEventId) ? lastEventId : '0';
-    const events = this.stream.follow(id, after, controller.signal, callerKey(principal, request.ip));
+    const events = this.stream.follow(id, resumePosition(lastEventId), controller.signal, callerKey(principal, request.ip));
     // Pull the first event before answering, so an unknown id still gets a 404 problem.
     const first = await events.next();
     reply.hijack();

@@ -4,7 +4,7 @@ import { callerKey, peerAddress, type Principal } from '../auth/principal.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
 import { ExecutionQueries } from './execution-queries.js';
-import { ExecutionStream } from './execution-stream.js';
+import { ExecutionStream, resumePosition } from './execution-stream.js';
 import { parseExecutionId } from './executions.dto.js';
 import { presentDeprecation } from '../skills/skill.presenter.js';
 import { GrpcCaller, GrpcTraceContext } from '../grpc/grpc-auth.guard.js';
@@ -79,7 +79,7 @@ export class ExecutionsGrpcController {
     @GrpcStreamCall() call: { getPeer?: () => string } | undefined,
   ) {
     const id = parseExecutionId(required(request.id, 'id'));
-    const after = request.last_event_id && /^\d+-\d+$/.test(request.last_event_id) ? request.last_event_id : '0';
+    const after = resumePosition(request.last_event_id);
     return new Observable<ReturnType<typeof executionEventMessage>>((subscriber) => {
       const controller = new AbortController();
       (async () => {
