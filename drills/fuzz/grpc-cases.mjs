@@ -13,7 +13,7 @@ import {
   promoteInvalidatorGrpc,
   struct,
 } from './grpc-invalid.mjs';
-import { forgedCursor, hostileString, invalidUtf8, tokenArbitrary, withNul, wrongType } from './values.mjs';
+import { forgedCursor, hostileString, invalidUtf8, streamPosition, tokenArbitrary, withNul, wrongType } from './values.mjs';
 import { WIRE_MUTATIONS, bytesField, deepStructBytes, varintField } from './wire.mjs';
 
 export const PROTO_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto/skill_registry.proto');
@@ -54,6 +54,7 @@ function scalar(field, targets, enums) {
         );
       if (field.name === 'version') return fc.oneof(fc.constantFrom('0.1.0', '1.0.0', '9.9.9'), hostileString);
       if (field.name === 'cursor') return forgedCursor;
+      if (field.name === 'last_event_id') return fc.oneof(streamPosition, hostileString);
       if (field.name === 'id') return fc.oneof(fc.uuid(), hostileString);
       // Twin requests: real branches, kinds and media types too, so cases get past the first check.
       if (field.name === 'branch' || field.name === 'from') return fc.oneof(fc.constantFrom('main', 'Main', 'main/..', ''), hostileString);

@@ -1,7 +1,7 @@
 // How a JSON body and the headers around it are mangled on the wire: content types, duplicated
 // keys, numbers JS cannot hold, invalid UTF-8, 10,000-deep nesting, truncation, non-object bodies.
 import fc from 'fast-check';
-import { deepArrayText, deepObjectText, hostileString, invalidUtf8, numberText, wrongType } from './values.mjs';
+import { deepArrayText, deepObjectText, hostileString, invalidUtf8, numberText, streamPosition, wrongType } from './values.mjs';
 
 const JSON_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json;charset=UTF-16'];
 const OTHER_TYPES = [
@@ -119,7 +119,11 @@ const originVariants = fc.constantFrom('http://evil.example', 'null', 'file://',
 /** Declared header parameters with hostile values, plus Host/Origin/Accept variants. */
 export function hostileHeaders(headerParams) {
   const declared = Object.fromEntries(
-    headerParams.map((p) => [p.name.toLowerCase(), fc.option(hostileString.map(headerSafe), { nil: undefined, freq: 2 })]),
+    headerParams.map((p) => {
+      const name = p.name.toLowerCase();
+      const value = name === 'last-event-id' ? fc.oneof(streamPosition, hostileString.map(headerSafe)) : hostileString.map(headerSafe);
+      return [name, fc.option(value, { nil: undefined, freq: 2 })];
+    }),
   );
   const rarely = (arbitrary, weight) => fc.oneof({ arbitrary: fc.constant(undefined), weight }, arbitrary);
   return fc
