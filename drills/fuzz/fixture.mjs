@@ -82,7 +82,18 @@ export async function prepareTargets(baseUrl, adminToken) {
     )
   ).flat();
   const registered = versions.filter((v) => v.status === 'REGISTERED').map((v) => ({ name: v.name, version: v.version }));
-  const targets = { active: pick('ACTIVE'), registered };
+  // One execution, ended (cancelled while queued: no executor runs here), so that cases reach what is behind a real id —
+  // its reads, its event stream with any resume position, a cancel that finds it ended — and change nothing.
+  const created = await fetch(`${baseUrl}/v1/skills/${ECHO_SKILLS[0]}/executions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ input: { text: 'fuzz drill fixture' } }),
+  });
+  const { id: execution } = await created.json();
+  if (created.status !== 202) throw new Error(`could not create the fixture execution: ${created.status}`);
+  const cancelled = await fetch(`${baseUrl}/v1/executions/${execution}/cancel`, { method: 'POST', headers, body: '{}' });
+  if (cancelled.status !== 200) throw new Error(`could not cancel the fixture execution: ${cancelled.status} ${await cancelled.text()}`);
+  const targets = { active: pick('ACTIVE'), registered, execution };
   if (!targets.active.length || !targets.registered.length) throw new Error(`unexpected catalog: ${JSON.stringify(targets)}`);
   return targets;
 }

@@ -55,7 +55,7 @@ function scalar(field, targets, enums) {
       if (field.name === 'version') return fc.oneof(fc.constantFrom('0.1.0', '1.0.0', '9.9.9'), hostileString);
       if (field.name === 'cursor') return forgedCursor;
       if (field.name === 'last_event_id') return fc.oneof(streamPosition, hostileString);
-      if (field.name === 'id') return fc.oneof(fc.uuid(), hostileString);
+      if (field.name === 'id') return fc.oneof(...(targets.execution ? [fc.constant(targets.execution)] : []), fc.uuid(), hostileString);
       // Twin requests: real branches, kinds and media types too, so cases get past the first check.
       if (field.name === 'branch' || field.name === 'from') return fc.oneof(fc.constantFrom('main', 'Main', 'main/..', ''), hostileString);
       if (field.name === 'kind') return fc.oneof(fc.constantFrom('mesh', 'report', 'Mesh', 'a'.repeat(65)), hostileString);

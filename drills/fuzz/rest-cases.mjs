@@ -80,6 +80,7 @@ function pathParam(name, targets) {
     {
       name: [fc.constantFrom(...targets.active.map((s) => s.name)), fc.constantFrom(...targets.registered.map((s) => s.name))],
       version: [fc.constantFrom(...versions)],
+      id: targets.execution ? [fc.constant(targets.execution)] : [],
     }[name] ?? [];
   const plain = fc.oneof(
     ...known.map((arbitrary) => ({ arbitrary, weight: 3 })),
