@@ -94,5 +94,11 @@ describe('behind a trusted proxy (TRUST_PROXY)', () => {
     const rebound = await getFrom(url, '127.0.0.1', { 'x-forwarded-host': 'rebind.attacker.example' });
     expect(rebound.status).toBe(403);
     expect(rebound.body).toMatchObject({ code: 'HOST_NOT_ALLOWED' });
+    // The catalog reads answered ahead of Fastify (read-fast-path.ts) hold the same rule.
+    for (const path of ['/v1/skills', '/v1/skills/echo_text']) {
+      const read = await getFrom(`${registry.baseUrl}${path}`, '127.0.0.1', { 'x-forwarded-host': 'rebind.attacker.example' });
+      expect(read.status).toBe(403);
+      expect((await getFrom(`${registry.baseUrl}${path}`, '127.0.0.1', { 'x-forwarded-host': 'registry.example.com' })).status).toBe(200);
+    }
   });
 });

@@ -74,6 +74,7 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
           }),
           // The Nest adapter's own flag (set when app.close() begins); it has no public accessor.
           shuttingDown: () => (adapter as unknown as { isShuttingDown?: boolean }).isShuttingDown === true,
+          forwardedHosts: config.TRUST_PROXY.length > 0,
         });
   const app = await NestFactory.create<NestFastifyApplication>(RegistryModule.forRoot(config), adapter, {
     bufferLogs: true,

@@ -147,6 +147,11 @@ export function installReadFastPath(
     targets: () => ReadFastPathTargets;
     /** True once the application has begun to shut down (its adapter then decides how requests are answered). */
     shuttingDown?: () => boolean;
+    /**
+     * Whether some proxies' X-Forwarded-Host is believed (TRUST_PROXY): such a request is left to Fastify, whose
+     * `request.host` alone says which host it was sent to (the host the Host check must hold).
+     */
+    forwardedHosts?: boolean;
   },
 ): ReadFastPath {
   const logger = new Logger('ProblemDetails');
@@ -196,6 +201,7 @@ export function installReadFastPath(
    */
   function answerBeforeFastify(request: IncomingMessage, response: ServerResponse, toFastify: () => void): boolean {
     if (request.method !== 'GET' || closing || options.shuttingDown?.()) return false;
+    if (options.forwardedHosts && request.headers['x-forwarded-host'] !== undefined) return false;
     const url = request.url ?? '';
     const at = url.indexOf('?');
     const path = at < 0 ? url : url.slice(0, at);
