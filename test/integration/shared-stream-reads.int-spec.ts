@@ -17,16 +17,20 @@ describe('shared blocking reads of Redis streams', () => {
   const key = (name: string) => `${prefix}:stream:${name}`;
   const texts = (entries: StreamEntry[]) => entries.map(([, fields]) => fields[1]);
 
-  beforeEach(() => {
-    shared = new SharedStreamReads({
+  /** Shared reads on connections that wait for Redis, as the registry opens them (closed at the end). */
+  const sharedReads = (followersPerConnection: number) =>
+    new SharedStreamReads({
       open: () => {
         const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
         opened.push(connection);
         return connection;
       },
-      followersPerConnection: 50,
+      followersPerConnection,
       keyPrefix: prefix,
     });
+
+  beforeEach(() => {
+    shared = sharedReads(50);
   });
 
   afterEach(async () => {
@@ -141,15 +145,7 @@ describe('shared blocking reads of Redis streams', () => {
         async (followers, writes) => {
           const streams = [0, 1, 2].map((index) => key(`property-${run}-${index}`));
           run++;
-          const local = new SharedStreamReads({
-            open: () => {
-              const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-              opened.push(connection);
-              return connection;
-            },
-            followersPerConnection: 3,
-            keyPrefix: prefix,
-          });
+          const local = sharedReads(3);
           try {
             // Three entries already in each stream; a follower starts after the `from`-th of its stream's (0: from the start).
             const existing: string[][] = [];

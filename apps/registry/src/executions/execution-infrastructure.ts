@@ -86,23 +86,25 @@ export class StreamReaders implements OnApplicationShutdown {
       followersPerConnection: config.EVENT_STREAMS_PER_CONNECTION,
       keyPrefix: config.QUEUE_PREFIX,
     });
-    const readers = () => this;
-    new Gauge({
-      name: 'skill_registry_event_streams',
-      help: 'Event streams followed now (SSE, gRPC watches, MCP call progress); at most EVENT_STREAMS_MAX',
-      registers: [metrics.registry],
-      collect() {
-        this.set(readers().count);
-      },
-    });
-    new Gauge({
-      name: 'skill_registry_event_stream_redis_connections',
-      help: "Redis connections the event streams' reads hold now (EVENT_STREAMS_PER_CONNECTION followers share one)",
-      registers: [metrics.registry],
-      collect() {
-        this.set(readers().connections);
-      },
-    });
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [metrics.registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge(
+      'skill_registry_event_streams',
+      'Event streams followed now (SSE, gRPC watches, MCP call progress); at most EVENT_STREAMS_MAX',
+      () => this.count,
+    );
+    gauge(
+      'skill_registry_event_stream_redis_connections',
+      "Redis connections the event streams' reads hold now (EVENT_STREAMS_PER_CONNECTION followers share one)",
+      () => this.connections,
+    );
   }
 
   /** Readers open now. */
