@@ -1,7 +1,7 @@
 import type { ExecutionError } from './execution-model.js';
 import { DEFAULT_EVENTS_HISTORY, type ExecutionSubject, platformEventsStream, platformTypeOf } from './platform-events.js';
 import type { RedisConnection } from './redis-connection.js';
-import type { StreamEntry, StreamReads } from './shared-stream-reads.js';
+import { readStreamNow, type StreamReads } from './shared-stream-reads.js';
 import { executionEventsKey, executionLogCountKey } from './redis-keys.js';
 
 /** What the hooks of a run added as metadata (annotate, code hooks), on the event that ends a phase chain. */
@@ -247,9 +247,7 @@ export class ExecutionEventLog {
    */
   async read(executionId: string, afterId: string, blockMs: number, reads?: StreamReads): Promise<StoredExecutionEvent[]> {
     const key = this.key(executionId);
-    let entries: StreamEntry[];
-    if (reads) entries = await reads.read(key, afterId, 100, blockMs);
-    else entries = ((await this.redis.xread('COUNT', 100, 'STREAMS', key, afterId)) as [string, StreamEntry[]][] | null)?.[0]?.[1] ?? [];
+    const entries = reads ? await reads.read(key, afterId, 100, blockMs) : await readStreamNow(this.redis, key, afterId, 100);
     return entries.map(([id, fields]) => ({ id, event: JSON.parse(fields[1] as string) as ExecutionEvent }));
   }
 }

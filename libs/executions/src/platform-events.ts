@@ -1,5 +1,5 @@
 import type { RedisConnection } from './redis-connection.js';
-import type { StreamEntry, StreamReads } from './shared-stream-reads.js';
+import { readStreamNow, type StreamReads } from './shared-stream-reads.js';
 import type { ExecutionEvent } from './execution-events.js';
 
 /**
@@ -149,11 +149,7 @@ export class PlatformEventLog {
    * on a follower's `reads` (SharedStreamReads); without them, at once on this log's connection.
    */
   async read(afterId: string, blockMs: number, reads?: StreamReads, count = 100): Promise<PlatformEvent[]> {
-    let entries: StreamEntry[];
-    if (reads) entries = await reads.read(this.key, afterId, count, blockMs);
-    else
-      entries =
-        ((await this.redis.xread('COUNT', count, 'STREAMS', this.key, afterId)) as [string, StreamEntry[]][] | null)?.[0]?.[1] ?? [];
+    const entries = reads ? await reads.read(this.key, afterId, count, blockMs) : await readStreamNow(this.redis, this.key, afterId, count);
     return entries.flatMap(([id, fields]) => {
       const event = eventOf(id, fields);
       return event ? [event] : [];

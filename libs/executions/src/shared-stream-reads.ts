@@ -40,6 +40,12 @@ function parseStreamId(id: string): [bigint, bigint] | null {
   return ms > UINT64_MAX || seq > UINT64_MAX ? null : [ms, seq];
 }
 
+/** XREAD of one stream without waiting: up to `count` entries after `afterId`, none when it does not exist. */
+export async function readStreamNow(redis: RedisConnection, key: string, afterId: string, count: number): Promise<StreamEntry[]> {
+  const reply = (await redis.xread('COUNT', count, 'STREAMS', key, afterId)) as [string, StreamEntry[]][] | null;
+  return reply?.[0]?.[1] ?? [];
+}
+
 /** Whether `id` is a stream id XREAD takes (`<ms>-<seq>` or `<ms>`, each within 64 bits). */
 export function isStreamId(id: string): boolean {
   return parseStreamId(id) !== null;
@@ -98,7 +104,7 @@ export class SharedStreamReads {
         if (released) return Promise.resolve([]);
         const after = parseStreamId(afterId);
         if (!after) return Promise.reject(new Error(`'${afterId.slice(0, 60)}' is not a stream id`));
-        if (blockMs <= 0) return this.readNow(key, afterId, count);
+        if (blockMs <= 0) return readStreamNow(this.commandConnection(), key, afterId, count);
         return lane.wait({ key, afterId, after, count, follower: id }, blockMs);
       },
     };
@@ -134,11 +140,6 @@ export class SharedStreamReads {
 
   private commandConnection(): RedisConnection {
     return (this.commands ??= this.options.open());
-  }
-
-  private async readNow(key: string, afterId: string, count: number): Promise<StreamEntry[]> {
-    const reply = (await this.commandConnection().xread('COUNT', count, 'STREAMS', key, afterId)) as [string, StreamEntry[]][] | null;
-    return reply?.[0]?.[1] ?? [];
   }
 }
 
