@@ -69,6 +69,10 @@ describe('Prometheus metrics', () => {
     expect(sample(fromRegistry.text, 'skill_registry_request_duration_seconds_bucket', { transport: 'rest' })).toBeDefined();
     expect(sample(fromRegistry.text, 'skill_registry_versions', { status: 'ACTIVE' })).toMatch(/ 2$/);
     expect(fromRegistry.text).toContain('process_cpu_seconds_total');
+    // The registry's one pool: connected (the catalog and the executions used it), nothing waiting, none refused.
+    expect(sample(fromRegistry.text, 'skill_database_connections', { state: 'idle' })).toMatch(/ [1-9]\d*$/);
+    expect(sample(fromRegistry.text, 'skill_database_pool_waiting', {})).toMatch(/ 0$/);
+    expect(sample(fromRegistry.text, 'skill_database_pool_exhausted_total', {})).toMatch(/ 0$/);
     expect(fromRegistry.text).not.toMatch(UUID);
 
     const fromExecutor = await scrape(`http://127.0.0.1:${executor.port}/metrics`);
@@ -81,6 +85,8 @@ describe('Prometheus metrics', () => {
     expect(sample(fromExecutor.text, 'skill_execution_duration_seconds_count', { skill: 'quick_noop' })).toMatch(/ 1$/);
     expect(fromExecutor.text).toMatch(/skill_queue_jobs\{[^}]*state="waiting"/);
     expect(fromExecutor.text).toMatch(/skill_queue_oldest_queued_seconds\{[^}]*\} 0/);
+    expect(sample(fromExecutor.text, 'skill_database_connections', { state: 'busy' })).toBeDefined();
+    expect(sample(fromExecutor.text, 'skill_database_pool_exhausted_total', {})).toMatch(/ 0$/);
     expect(fromExecutor.text).not.toMatch(UUID);
   });
 

@@ -1,5 +1,13 @@
+import net from 'node:net';
 import pg from 'pg';
-import { createPgPool, createPrismaClient, isDatabaseUnavailable, retryWhileUnavailable } from '#database/index.js';
+import {
+  PoolExhausted,
+  createPgPool,
+  createPrismaClient,
+  isDatabaseUnavailable,
+  isPoolExhausted,
+  retryWhileUnavailable,
+} from '#database/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { freePort } from '../support/executor.js';
 import { eventually } from '../support/executions.js';
@@ -81,4 +89,59 @@ describe('database connections when Postgres goes away', () => {
       }, 150),
     ).rejects.toBe(refused);
   });
+
+  it('tells a wait on a pool whose connections are all busy (pg, and through Prisma) from a wait behind connections that cannot connect', async () => {
+    const pool = createPgPool(db.url, 1);
+    const prismaPool = createPgPool(db.url, 1);
+    const prisma = createPrismaClient(prismaPool);
+    // A server that takes connections and never answers: the pool's one client stays connecting.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const hanging = createPgPool(`postgresql://postgres@127.0.0.1:${(silent.address() as net.AddressInfo).port}/none`, 1);
+    const held = await pool.connect();
+    const heldByPrisma = await prismaPool.connect();
+    let holding = true;
+    const releaseHeld = () => {
+      if (holding) for (const client of [held, heldByPrisma]) client.release();
+      holding = false;
+    };
+    try {
+      const [query, checkout, throughPrisma] = await Promise.all([
+        pool.query('SELECT 1').catch((error: unknown) => error),
+        pool.connect().catch((error: unknown) => error),
+        prisma.$queryRaw`SELECT 1`.catch((error: unknown) => error),
+      ]);
+      for (const refused of [query, checkout]) {
+        expect(refused).toBeInstanceOf(PoolExhausted);
+        expect(refused).toMatchObject({ code: 'POOL_EXHAUSTED', poolSize: 1, waitedMs: 1500 });
+        expect(isDatabaseUnavailable(refused)).toBe(true);
+        expect(isPoolExhausted(refused)).toBe(true);
+      }
+      expect(isPoolExhausted(throughPrisma)).toBe(true);
+      expect(isDatabaseUnavailable(throughPrisma)).toBe(true);
+      expect([pool.exhaustedWaits, prismaPool.exhaustedWaits, pool.connectedCount]).toEqual([2, 1, 1]);
+
+      // The first request's client never connects; the second waits behind it in the queue, and is told the same
+      // thing by pg-pool, but no connection of the pool was ever busy: the database is unreachable, not saturated.
+      const [connecting, queued] = await Promise.all([
+        hanging.query('SELECT 1').catch((error: unknown) => error),
+        hanging.query('SELECT 1').catch((error: unknown) => error),
+      ]);
+      for (const unreachable of [connecting, queued]) {
+        expect(isDatabaseUnavailable(unreachable)).toBe(true);
+        expect(isPoolExhausted(unreachable)).toBe(false);
+      }
+      expect((queued as Error).message).toBe('timeout exceeded when trying to connect');
+      expect(hanging.exhaustedWaits).toBe(0);
+
+      // Released, the connections serve again.
+      releaseHeld();
+      expect((await pool.query('SELECT 2 AS two')).rows[0].two).toBe(2);
+      expect(await prisma.$queryRaw`SELECT 3 AS three`).toEqual([{ three: 3 }]);
+    } finally {
+      releaseHeld();
+      await Promise.all([pool.end(), prisma.$disconnect(), hanging.end().catch(() => undefined)]);
+      silent.close();
+    }
+  }, 20_000);
 });

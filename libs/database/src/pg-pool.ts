@@ -12,15 +12,96 @@ export function connectionOptions(databaseUrl: string): pg.ClientConfig {
   return { connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true };
 }
 
+/** What pg-pool rejects a request with when it waited CONNECT_TIMEOUT_MS in its queue for a connection. */
+const QUEUE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
+/**
+ * A request that waited CONNECT_TIMEOUT_MS for a connection while every connection of its pool was connected and in
+ * use: the database is there, the pool is too small for the load (or something holds its connections). pg-pool
+ * rejects such a wait with the same error as a wait behind connections that cannot reach the server; DatabasePool
+ * tells the two apart. Still "unavailable" (503, retried by retryWhileUnavailable): the request may succeed shortly.
+ */
+export class PoolExhausted extends Error {
+  readonly code = 'POOL_EXHAUSTED';
+
+  constructor(
+    readonly poolSize: number,
+    readonly waitedMs: number,
+    options?: ErrorOptions,
+  ) {
+    super(`all ${poolSize} database connections of this process stayed in use for ${waitedMs} ms`, options);
+    this.name = 'PoolExhausted';
+  }
+}
+
+type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, release: (release?: unknown) => void) => void;
+
+/**
+ * A pg pool that survives the database going away (see createPgPool), says when a wait for a connection timed out
+ * because all of them were busy (PoolExhausted), and counts such waits (exhaustedWaits) and its connected clients
+ * (from the pool's own 'connect' and 'remove' events) for the metrics.
+ */
+export class DatabasePool extends pg.Pool {
+  private connectedClients = 0;
+  private exhausted = 0;
+
+  constructor(
+    databaseUrl: string,
+    readonly size: number,
+  ) {
+    super({ ...connectionOptions(databaseUrl), max: size });
+    this.on('connect', () => this.connectedClients++);
+    this.on('remove', () => this.connectedClients--);
+  }
+
+  /** Requests refused since the start because every connection stayed in use (PoolExhausted). */
+  get exhaustedWaits(): number {
+    return this.exhausted;
+  }
+
+  /** Clients connected now (in use or idle), not counting those still connecting. */
+  get connectedCount(): number {
+    return this.connectedClients;
+  }
+
+  // pg-pool's own query() checks its client out through this.connect, so both ways of using the pool pass here.
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    if (callback) return super.connect((error, client, release) => callback(error && this.exhaustion(error), client, release));
+    return super.connect().catch((error: unknown) => {
+      throw error instanceof Error ? this.exhaustion(error) : error;
+    });
+  }
+
+  /** A queue wait that timed out while every connection was connected (so busy: an idle one would have been handed out). */
+  private exhaustion(error: Error): Error {
+    if (error.message !== QUEUE_TIMEOUT_MESSAGE || this.connectedClients < this.size) return error;
+    this.exhausted++;
+    return new PoolExhausted(this.size, CONNECT_TIMEOUT_MS, { cause: error });
+  }
+}
+
 /**
  * A pg pool that survives the database going away: an idle client's error (a Postgres restart
  * ends every connection with 57P01) is reported to `onError` instead of crashing the process, and
  * the pool connects again on the next query.
  */
-export function createPgPool(databaseUrl: string, max: number, onError: (error: Error) => void = () => undefined): pg.Pool {
-  const pool = new pg.Pool({ ...connectionOptions(databaseUrl), max });
+export function createPgPool(databaseUrl: string, max: number, onError: (error: Error) => void = () => undefined): DatabasePool {
+  const pool = new DatabasePool(databaseUrl, max);
   pool.on('error', onError);
   return pool;
+}
+
+/**
+ * Whether `error` is or wraps a PoolExhausted: from pg directly, or through Prisma, whose error keeps the code (and the
+ * message) of the driver's, not the error itself.
+ */
+export function isPoolExhausted(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 5) return false;
+  const candidate = error as { code?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  if (candidate.code === 'POOL_EXHAUSTED') return true;
+  return isPoolExhausted(candidate.cause, depth + 1) || isPoolExhausted(candidate.meta?.driverAdapterError, depth + 1);
 }
 
 /** SQLSTATEs and socket errors that mean "the database cannot be reached now", not "the query is wrong". */
@@ -36,6 +117,7 @@ const UNAVAILABLE_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now (starting up, shutting down, in recovery)
   '53300', // too_many_connections
+  'POOL_EXHAUSTED', // PoolExhausted: every connection of the pool stayed busy
   '08000',
   '08001',
   '08003',

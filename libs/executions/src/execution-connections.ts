@@ -1,6 +1,5 @@
-import type pg from 'pg';
 import type { RedisTopology } from '#contracts/index.js';
-import { createPgPool } from '#database/pg-pool.js';
+import { createPgPool, type DatabasePool } from '#database/pg-pool.js';
 import { BatchedExecutionWrites, DEFAULT_EXECUTION_WRITE_BATCHING, type ExecutionWriteBatching } from './batched-execution-writes.js';
 import { ExecutionEventLog } from './execution-events.js';
 import { ExecutionsRepository } from './executions.repository.js';
@@ -31,7 +30,7 @@ export interface ExecutionConnectionSettings {
   /** Told when an idle Postgres connection is lost (a restart); the pool connects again on the next query. */
   onPoolError?: (error: Error) => void;
   /** The process's own pool, when it has one (the registry's, shared by its stores): used, and left open on close. */
-  pool?: pg.Pool;
+  pool?: DatabasePool;
 }
 
 /**
@@ -42,7 +41,7 @@ export interface ExecutionConnectionSettings {
 export class ExecutionConnections {
   private constructor(
     private readonly ownsPool: boolean,
-    readonly pool: pg.Pool,
+    readonly pool: DatabasePool,
     readonly redis: RedisConnection,
     readonly executions: ExecutionsRepository,
     readonly writes: BatchedExecutionWrites,

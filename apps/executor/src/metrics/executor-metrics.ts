@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type pg from 'pg';
-import { DURATION_BUCKETS, createMetricsRegistry, seconds } from '#observability/index.js';
+import type { DatabasePool } from '#database/index.js';
+import { DURATION_BUCKETS, createMetricsRegistry, registerPoolMetrics, seconds } from '#observability/index.js';
 import type { ExecutionError, ExecutionRecord } from '#executions/index.js';
 import { HandlerSandboxPool } from '#handler-sandbox/index.js';
 
@@ -51,7 +51,8 @@ export class ExecutorMetrics {
     registers: [this.registry],
   });
 
-  constructor(@Inject('PG_POOL_HEALTH') pool: pg.Pool, sandbox: HandlerSandboxPool) {
+  constructor(@Inject('PG_POOL_HEALTH') pool: DatabasePool, sandbox: HandlerSandboxPool) {
+    registerPoolMetrics(this.registry, pool);
     const queueOf = () => this.queue;
     new Gauge({
       name: 'skill_queue_jobs',

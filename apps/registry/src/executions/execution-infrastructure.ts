@@ -14,8 +14,7 @@ import {
   type StreamReads,
 } from '#executions/index.js';
 import { ExecutionConnections, executionConnectionParts } from '#executions/execution-connections.js';
-import { PgListener } from '#database/index.js';
-import type pg from 'pg';
+import { PgListener, type DatabasePool } from '#database/index.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE_LISTENER, DATABASE_POOL } from '../config/database-pool.js';
 import { Gauge } from 'prom-client';
@@ -33,7 +32,7 @@ export const EXECUTIONS_REDIS = Symbol('EXECUTIONS_REDIS');
 export const executionInfrastructure: Provider[] = [
   {
     provide: ExecutionConnections,
-    useFactory: (config: AppConfig, pool: pg.Pool) => {
+    useFactory: (config: AppConfig, pool: DatabasePool) => {
       const logger = new Logger('Database');
       return ExecutionConnections.open({
         pool,

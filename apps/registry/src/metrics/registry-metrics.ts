@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { SKILL_STATUSES } from '#contracts/index.js';
-import { DURATION_BUCKETS, createMetricsRegistry, seconds } from '#observability/index.js';
+import type { DatabasePool } from '#database/index.js';
+import { DURATION_BUCKETS, createMetricsRegistry, registerPoolMetrics, seconds } from '#observability/index.js';
 import { SkillCatalog } from '../catalog/skill-catalog.js';
 import { AdapterToolDirectory } from '../adapter-tools/adapter-tool-directory.js';
+import { DATABASE_POOL } from '../config/database-pool.js';
 
 export type Transport = 'rest' | 'grpc' | 'mcp';
 
@@ -30,7 +32,8 @@ export class RegistryMetrics {
     registers: [this.registry],
   });
 
-  constructor(catalog: SkillCatalog, tools: AdapterToolDirectory) {
+  constructor(catalog: SkillCatalog, tools: AdapterToolDirectory, @Inject(DATABASE_POOL) pool: DatabasePool) {
+    registerPoolMetrics(this.registry, pool);
     new Gauge({
       name: 'skill_registry_versions',
       help: 'Skill versions in the catalog, by status',

@@ -1,5 +1,5 @@
 import { clip, printable } from '#contracts/strict-json.js';
-import { isDatabaseUnavailable } from '#database/pg-pool.js';
+import { isDatabaseUnavailable, isPoolExhausted } from '#database/pg-pool.js';
 import { ArchiveRejected, PackageTooLarge } from '#package-store/index.js';
 import { TwinFailure } from '#twin/index.js';
 
@@ -270,7 +270,8 @@ export function executionLost(id: string): DatabaseUnavailable {
 
 /**
  * The one place where infrastructure failures become domain errors every transport maps: an
- * unreachable database is DATABASE_UNAVAILABLE (503 / UNAVAILABLE), whatever driver raised it.
+ * unreachable database is DATABASE_UNAVAILABLE (503 / UNAVAILABLE), whatever driver raised it, and so is a wait for
+ * a connection of a pool whose connections all stayed busy (details.reason 'connections_busy').
  */
 export function asDomainError(error: unknown): unknown {
   if (error instanceof DomainError) return error;
@@ -279,7 +280,15 @@ export function asDomainError(error: unknown): unknown {
     return error.limit ? new PackageOverLimit(error.message, error.limit, error.entry) : new ArchiveInvalid(error.message, error.entry);
   }
   if (error instanceof TwinFailure) return twinError(error);
+  if (isPoolExhausted(error)) return databaseBusy();
   return isDatabaseUnavailable(error) ? new DatabaseUnavailable() : error;
+}
+
+/** Every connection of the registry's pool stayed in use while the request waited for one (PoolExhausted): a load peak, not an outage. */
+function databaseBusy(): DatabaseUnavailable {
+  return new DatabaseUnavailable('Every database connection of this registry stayed in use while the request waited; retry shortly', {
+    reason: 'connections_busy',
+  });
 }
 
 /** A refused twin operation, under the stable code of its reason (an INVALID one is VALIDATION_FAILED, like any bad request). */
