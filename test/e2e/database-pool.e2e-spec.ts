@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { eventually } from '../support/executions.js';
+import { startExecutor, type RunningExecutor } from '../support/executor.js';
+import { activate, EXECUTION_SKILLS_ROOT, eventually, obliterateQueue } from '../support/executions.js';
 import { bearer, grpcPort, registryClient, unary, type RegistryClient } from '../support/grpc.js';
 import { ADMIN_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 
@@ -84,4 +85,94 @@ describe('a registry whose database connections are all busy', () => {
       if (locked) await admin.query('ROLLBACK');
     }
   }, 30_000);
+});
+
+/**
+ * DATABASE_STATEMENT_TIMEOUT_MS: a statement stuck behind a lock is cancelled by Postgres after the bound, so it holds
+ * its connection no longer; a request is told so (503, reason 'statement_timeout') and stores nothing, and an
+ * executor's write of an outcome is tried again until it goes through, the outcome kept.
+ */
+describe('statements bounded by DATABASE_STATEMENT_TIMEOUT_MS', () => {
+  let db: TestDatabase;
+  let registry: RunningRegistry;
+  let executor: RunningExecutor;
+  let client: RegistryClient;
+  let admin: pg.Client;
+  const queuePrefix = `test-statement-timeout-${process.pid}-${Date.now()}`;
+  const env = { DATABASE_STATEMENT_TIMEOUT_MS: '1000' };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('statement_timeout');
+    registry = await startRegistry({ databaseUrl: db.url, skillPaths: [EXECUTION_SKILLS_ROOT], queuePrefix, env });
+    executor = await startExecutor({ databaseUrl: db.url, queuePrefix, env });
+    client = registryClient(grpcPort(registry));
+    await activate(registry.baseUrl, ['napper']);
+    admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await admin?.end();
+    await executor?.stop();
+    await registry?.stop();
+    await obliterateQueue(queuePrefix);
+    await db?.drop();
+  });
+
+  /** Runs `during` while `executions` is locked, the lock released after at least `holdMs`, whatever happens. */
+  const whileLocked = async <T>(holdMs: number, during: () => Promise<T>): Promise<T> => {
+    await admin.query('BEGIN');
+    await admin.query('LOCK TABLE executions IN ACCESS EXCLUSIVE MODE');
+    const released = new Promise((resolve) => setTimeout(resolve, holdMs));
+    try {
+      const value = await during();
+      await released;
+      return value;
+    } finally {
+      await admin.query('ROLLBACK');
+    }
+  };
+
+  it('answers a request stuck behind a lock 503 statement_timeout after the bound, on REST and gRPC, storing nothing', async () => {
+    const [rest, grpc, created] = await whileLocked(0, async () => {
+      const startedAt = performance.now();
+      const answers = await Promise.all([
+        call(registry.baseUrl, 'GET', `/v1/executions/${randomUUID()}`, { token: ADMIN_TOKEN }),
+        unary(client, 'GetExecution', { id: randomUUID() }, bearer()).catch((error: unknown) => error),
+        call(registry.baseUrl, 'POST', '/v1/skills/napper/executions?wait=10', { body: { input: { ms: 1, log_first: false } } }),
+      ]);
+      const elapsed = performance.now() - startedAt;
+      expect(elapsed).toBeGreaterThanOrEqual(900);
+      expect(elapsed).toBeLessThan(5000);
+      return answers;
+    });
+    expect(rest.status).toBe(503);
+    expect(rest.headers.get('retry-after')).not.toBeNull();
+    expect(rest.body).toMatchObject({ code: 'DATABASE_UNAVAILABLE', reason: 'statement_timeout' });
+    expect(grpc).toMatchObject({ code: 14 });
+    expect((grpc as Error).message).toMatch(/statement timeout/);
+    expect([created.status, created.body.code, created.body.reason]).toEqual([503, 'DATABASE_UNAVAILABLE', 'statement_timeout']);
+    expect((await admin.query('SELECT count(*)::int AS n FROM executions')).rows[0].n).toBe(0);
+    // Each cancelled statement gave its connection back.
+    const ok = await call(registry.baseUrl, 'POST', '/v1/skills/napper/executions?wait=10', {
+      body: { input: { ms: 1, log_first: false } },
+    });
+    expect([ok.status, ok.body.status]).toEqual([200, 'SUCCEEDED']);
+  }, 30_000);
+
+  it('keeps an outcome whose write was cancelled behind a lock: the executor writes it again once it can', async () => {
+    const accepted = await call(registry.baseUrl, 'POST', '/v1/skills/napper/executions', {
+      body: { input: { ms: 600, log_first: false } },
+    });
+    expect(accepted.status).toBe(202);
+    const id = accepted.body.id as string;
+    await eventually(async () => (await call(registry.baseUrl, 'GET', `/v1/executions/${id}`)).body.status === 'RUNNING', 10_000);
+    // The run ends inside the lock's 2.5 s: its finish is cancelled at least once (1 s bound) before the lock goes.
+    await whileLocked(2500, async () => undefined);
+    await eventually(async () => (await call(registry.baseUrl, 'GET', `/v1/executions/${id}`)).body.status === 'SUCCEEDED', 15_000);
+    const done = await call(registry.baseUrl, 'GET', `/v1/executions/${id}`);
+    expect(done.body).toMatchObject({ status: 'SUCCEEDED', attempts: 1, output: { slept_ms: 600 } });
+    expect(executor.output()).toMatch(/retrying a result write: canceling statement due to statement timeout/);
+  }, 40_000);
 });

@@ -6,6 +6,7 @@ import {
   createPrismaClient,
   isDatabaseUnavailable,
   isPoolExhausted,
+  isStatementCancelled,
   retryWhileUnavailable,
 } from '#database/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -142,6 +143,29 @@ describe('database connections when Postgres goes away', () => {
       releaseHeld();
       await Promise.all([pool.end(), prisma.$disconnect(), hanging.end().catch(() => undefined)]);
       silent.close();
+    }
+  }, 20_000);
+
+  it('bounds a statement by the pool statement timeout (a 503 case, the connection free again), through pg and Prisma; none by default', async () => {
+    const bounded = createPgPool(db.url, 1, () => undefined, 300);
+    const prisma = createPrismaClient(createPgPool(db.url, 1, () => undefined, 300));
+    const unbounded = createPgPool(db.url, 1);
+    try {
+      const started = performance.now();
+      const cancelled = await bounded.query('SELECT pg_sleep(3)').catch((error: unknown) => error);
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(cancelled).toMatchObject({ code: '57014' });
+      expect([isStatementCancelled(cancelled), isDatabaseUnavailable(cancelled), isPoolExhausted(cancelled)]).toEqual([true, true, false]);
+      const throughPrisma = await prisma.$queryRaw`SELECT pg_sleep(3)`.catch((error: unknown) => error);
+      expect([isStatementCancelled(throughPrisma), isDatabaseUnavailable(throughPrisma)]).toEqual([true, true]);
+      // The one connection serves the next statement; a statement within the bound runs as ever.
+      expect((await bounded.query('SELECT pg_sleep(0.1), 2 AS two')).rows[0].two).toBe(2);
+      expect(await prisma.$queryRaw`SELECT 3 AS three`).toEqual([{ three: 3 }]);
+      expect((await unbounded.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('0');
+      expect((await bounded.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('300ms');
+      expect(isStatementCancelled(await unbounded.query('SELEC 1').catch((error: unknown) => error))).toBe(false);
+    } finally {
+      await Promise.all([bounded.end(), prisma.$disconnect(), unbounded.end()]);
     }
   }, 20_000);
 });

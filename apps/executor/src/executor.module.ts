@@ -1,7 +1,7 @@
 import { type DynamicModule, Logger, Module, type Provider, type Type } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type pg from 'pg';
-import { databaseEndpointsOf, redisTopologyOf } from '#contracts/index.js';
+import { databaseEndpointsOf, pooledStatementTimeoutMs, redisTopologyOf } from '#contracts/index.js';
 import { ExecutionConnections, executionConnectionParts } from '#executions/execution-connections.js';
 import { PackageCache, PackageStore } from '#package-store/index.js';
 import { ScriptSandbox } from '#script-sandbox/index.js';
@@ -54,6 +54,7 @@ export class ExecutorModule {
             // Attempt starts and finishes are group-committed, so connections need not grow with concurrency.
             poolSize: Math.min(16, Math.max(4, config.EXECUTOR_CONCURRENCY + 2)),
             namedStatements: !databaseEndpointsOf(config).behindPooler,
+            statementTimeoutMs: pooledStatementTimeoutMs(config),
             redisTopology: redisTopologyOf(config),
             queuePrefix: config.QUEUE_PREFIX,
             eventsHistory: config.EVENTS_HISTORY_MAX,

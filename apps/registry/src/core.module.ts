@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import type pg from 'pg';
-import { databaseEndpointsOf } from '#contracts/index.js';
+import { databaseEndpointsOf, pooledStatementTimeoutMs } from '#contracts/index.js';
 import { createPgPool, createPrismaClient, PgListener, PrismaClient } from '#database/index.js';
 import { PackageStore } from '#package-store/index.js';
 import { TwinStore, twinLimitsOf } from '#twin/index.js';
@@ -42,8 +42,11 @@ export class CoreModule {
           provide: DATABASE_POOL,
           useFactory: () => {
             const logger = new Logger('Database');
-            return createPgPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE, (error) =>
-              logger.warn(`connection lost: ${error.message}`),
+            return createPgPool(
+              config.DATABASE_URL,
+              config.DATABASE_POOL_SIZE,
+              (error) => logger.warn(`connection lost: ${error.message}`),
+              pooledStatementTimeoutMs(config),
             );
           },
         },

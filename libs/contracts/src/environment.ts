@@ -19,6 +19,13 @@ export const sharedEnvironment = {
     .string()
     .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), 'must be a postgresql:// URL')
     .optional(),
+  /**
+   * The longest one statement may take on the services' pooled connections, waiting for locks included, before
+   * Postgres cancels it (its statement_timeout); 0: no bound. A request is then answered 503, an executor's write of an
+   * outcome retried, and the connection is free again: a statement stuck behind a lock cannot hold the pool for good.
+   * Not sent through a transaction pooler (see pooledStatementTimeoutMs).
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** One Redis (`redis://`, `rediss://`), or a Redis Cluster (`redis+cluster://host:port,host:port`, see redisTopologyOf). */
   REDIS_URL: z
     .string()

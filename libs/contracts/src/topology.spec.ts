@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { databaseEndpointsOf, hashTagOf, redisTopologyIssues, redisTopologyOf } from './topology.js';
+import { databaseEndpointsOf, hashTagOf, pooledStatementTimeoutMs, redisTopologyIssues, redisTopologyOf } from './topology.js';
 
 const single = { REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: 'skill-registry' };
 
@@ -70,5 +70,15 @@ describe('the Postgres endpoints of the settings', () => {
       direct: url,
       behindPooler: true,
     });
+  });
+});
+
+describe('the statement timeout of the pooled connections', () => {
+  it('is DATABASE_STATEMENT_TIMEOUT_MS on a direct server, none through a pooler (which would refuse the connection)', () => {
+    const url = 'postgresql://postgres@127.0.0.1:5432/sr';
+    const pooler = 'postgresql://postgres@127.0.0.1:6432/sr';
+    expect(pooledStatementTimeoutMs({ DATABASE_URL: url, DATABASE_STATEMENT_TIMEOUT_MS: 30_000 })).toBe(30_000);
+    expect(pooledStatementTimeoutMs({ DATABASE_URL: url, DATABASE_DIRECT_URL: url, DATABASE_STATEMENT_TIMEOUT_MS: 500 })).toBe(500);
+    expect(pooledStatementTimeoutMs({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: url, DATABASE_STATEMENT_TIMEOUT_MS: 30_000 })).toBe(0);
   });
 });

@@ -98,6 +98,19 @@ export interface DatabaseEndpoints {
   behindPooler: boolean;
 }
 
+/**
+ * The statement_timeout the pooled connections ask Postgres for when they open (DATABASE_STATEMENT_TIMEOUT_MS), or 0:
+ * through a transaction pooler none, since PgBouncer refuses a connection that sends a startup parameter it does not
+ * know (set it on the role there: ALTER ROLE … SET statement_timeout).
+ */
+export function pooledStatementTimeoutMs(settings: {
+  DATABASE_URL: string;
+  DATABASE_DIRECT_URL?: string | undefined;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+}): number {
+  return databaseEndpointsOf(settings).behindPooler ? 0 : settings.DATABASE_STATEMENT_TIMEOUT_MS;
+}
+
 export function databaseEndpointsOf(settings: { DATABASE_URL: string; DATABASE_DIRECT_URL?: string | undefined }): DatabaseEndpoints {
   const direct = settings.DATABASE_DIRECT_URL ?? settings.DATABASE_URL;
   return { pooled: settings.DATABASE_URL, direct, behindPooler: direct !== settings.DATABASE_URL };

@@ -7,9 +7,17 @@ import pg from 'pg';
  */
 const CONNECT_TIMEOUT_MS = 1500;
 
-/** Options every pg pool and client of the project uses. */
-export function connectionOptions(databaseUrl: string): pg.ClientConfig {
-  return { connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true };
+/**
+ * Options every pg pool and client of the project uses; `statementTimeoutMs` (> 0) is sent as the session's
+ * statement_timeout when it opens (see pooledStatementTimeoutMs).
+ */
+export function connectionOptions(databaseUrl: string, statementTimeoutMs = 0): pg.ClientConfig {
+  return {
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+  };
 }
 
 /** What pg-pool rejects a request with when it waited CONNECT_TIMEOUT_MS in its queue for a connection. */
@@ -48,8 +56,9 @@ export class DatabasePool extends pg.Pool {
   constructor(
     databaseUrl: string,
     readonly size: number,
+    statementTimeoutMs = 0,
   ) {
-    super({ ...connectionOptions(databaseUrl), max: size });
+    super({ ...connectionOptions(databaseUrl, statementTimeoutMs), max: size });
     this.on('connect', () => this.connectedClients++);
     this.on('remove', () => this.connectedClients--);
   }
@@ -85,10 +94,15 @@ export class DatabasePool extends pg.Pool {
 /**
  * A pg pool that survives the database going away: an idle client's error (a Postgres restart
  * ends every connection with 57P01) is reported to `onError` instead of crashing the process, and
- * the pool connects again on the next query.
+ * the pool connects again on the next query. `statementTimeoutMs` (> 0): each statement's bound (connectionOptions).
  */
-export function createPgPool(databaseUrl: string, max: number, onError: (error: Error) => void = () => undefined): DatabasePool {
-  const pool = new DatabasePool(databaseUrl, max);
+export function createPgPool(
+  databaseUrl: string,
+  max: number,
+  onError: (error: Error) => void = () => undefined,
+  statementTimeoutMs = 0,
+): DatabasePool {
+  const pool = new DatabasePool(databaseUrl, max, statementTimeoutMs);
   pool.on('error', onError);
   return pool;
 }
@@ -97,11 +111,23 @@ export function createPgPool(databaseUrl: string, max: number, onError: (error: 
  * Whether `error` is or wraps a PoolExhausted: from pg directly, or through Prisma, whose error keeps the code (and the
  * message) of the driver's, not the error itself.
  */
-export function isPoolExhausted(error: unknown, depth = 0): boolean {
+export function isPoolExhausted(error: unknown): boolean {
+  return hasCode(error, 'POOL_EXHAUSTED');
+}
+
+/** SQLSTATE query_canceled: a statement over its statement_timeout (or one an operator cancelled). */
+const QUERY_CANCELED = '57014';
+
+/** Whether `error` is or wraps a statement Postgres cancelled (statement_timeout), from pg or through Prisma. */
+export function isStatementCancelled(error: unknown): boolean {
+  return hasCode(error, QUERY_CANCELED);
+}
+
+function hasCode(error: unknown, code: string, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
   const candidate = error as { code?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-  if (candidate.code === 'POOL_EXHAUSTED') return true;
-  return isPoolExhausted(candidate.cause, depth + 1) || isPoolExhausted(candidate.meta?.driverAdapterError, depth + 1);
+  if (candidate.code === code) return true;
+  return hasCode(candidate.cause, code, depth + 1) || hasCode(candidate.meta?.driverAdapterError, code, depth + 1);
 }
 
 /** SQLSTATEs and socket errors that mean "the database cannot be reached now", not "the query is wrong". */
@@ -118,6 +144,7 @@ const UNAVAILABLE_CODES = new Set([
   '57P03', // cannot_connect_now (starting up, shutting down, in recovery)
   '53300', // too_many_connections
   'POOL_EXHAUSTED', // PoolExhausted: every connection of the pool stayed busy
+  QUERY_CANCELED, // a statement over statement_timeout (stuck behind a lock, say): another try may go through
   '08000',
   '08001',
   '08003',

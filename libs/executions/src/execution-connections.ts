@@ -29,6 +29,8 @@ export interface ExecutionConnectionSettings {
   batching?: ExecutionWriteBatching;
   /** Told when an idle Postgres connection is lost (a restart); the pool connects again on the next query. */
   onPoolError?: (error: Error) => void;
+  /** Each statement's bound on the pool's connections (0: none; see pooledStatementTimeoutMs). */
+  statementTimeoutMs?: number;
   /** The process's own pool, when it has one (the registry's, shared by its stores): used, and left open on close. */
   pool?: DatabasePool;
 }
@@ -49,7 +51,7 @@ export class ExecutionConnections {
   ) {}
 
   static open(settings: ExecutionConnectionSettings): ExecutionConnections {
-    const pool = settings.pool ?? createPgPool(settings.databaseUrl, settings.poolSize, settings.onPoolError);
+    const pool = settings.pool ?? createPgPool(settings.databaseUrl, settings.poolSize, settings.onPoolError, settings.statementTimeoutMs);
     const redis = openRedis(settings.redisTopology, settings.redis);
     const executions = new ExecutionsRepository(pool, { namedStatements: settings.namedStatements });
     return new ExecutionConnections(

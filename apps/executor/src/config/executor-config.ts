@@ -14,6 +14,7 @@ const executorConfigSchema = z
   .object({
     DATABASE_URL: sharedEnvironment.DATABASE_URL,
     DATABASE_DIRECT_URL: sharedEnvironment.DATABASE_DIRECT_URL,
+    DATABASE_STATEMENT_TIMEOUT_MS: sharedEnvironment.DATABASE_STATEMENT_TIMEOUT_MS,
     REDIS_URL: sharedEnvironment.REDIS_URL,
     REDIS_CLUSTER_NODES: sharedEnvironment.REDIS_CLUSTER_NODES,
     QUEUE_PREFIX: sharedEnvironment.QUEUE_PREFIX,

@@ -12,7 +12,16 @@ describe('configuration', () => {
       ADMIN_TOKENS: [],
       AGENT_TOKENS: [],
       LOG_LEVEL: 'info',
+      DATABASE_STATEMENT_TIMEOUT_MS: 30_000,
     });
+  });
+
+  it('reads DATABASE_STATEMENT_TIMEOUT_MS as milliseconds (0: no bound) and refuses anything else', () => {
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '0' }).DATABASE_STATEMENT_TIMEOUT_MS).toBe(0);
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '2500' }).DATABASE_STATEMENT_TIMEOUT_MS).toBe(2500);
+    for (const bad of ['-1', '1.5', 'soon', '3600001']) {
+      expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: bad })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
+    }
   });
 
   it('splits SKILL_PATHS on ":" and names token identities', () => {

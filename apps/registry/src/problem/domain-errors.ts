@@ -1,5 +1,5 @@
 import { clip, printable } from '#contracts/strict-json.js';
-import { isDatabaseUnavailable, isPoolExhausted } from '#database/pg-pool.js';
+import { isDatabaseUnavailable, isPoolExhausted, isStatementCancelled } from '#database/pg-pool.js';
 import { ArchiveRejected, PackageTooLarge } from '#package-store/index.js';
 import { TwinFailure } from '#twin/index.js';
 
@@ -271,7 +271,8 @@ export function executionLost(id: string): DatabaseUnavailable {
 /**
  * The one place where infrastructure failures become domain errors every transport maps: an
  * unreachable database is DATABASE_UNAVAILABLE (503 / UNAVAILABLE), whatever driver raised it, and so is a wait for
- * a connection of a pool whose connections all stayed busy (details.reason 'connections_busy').
+ * a connection of a pool whose connections all stayed busy (details.reason 'connections_busy') and a statement Postgres
+ * cancelled, over its statement timeout (details.reason 'statement_timeout').
  */
 export function asDomainError(error: unknown): unknown {
   if (error instanceof DomainError) return error;
@@ -281,6 +282,7 @@ export function asDomainError(error: unknown): unknown {
   }
   if (error instanceof TwinFailure) return twinError(error);
   if (isPoolExhausted(error)) return databaseBusy();
+  if (isStatementCancelled(error)) return statementCancelled();
   return isDatabaseUnavailable(error) ? new DatabaseUnavailable() : error;
 }
 
@@ -289,6 +291,16 @@ function databaseBusy(): DatabaseUnavailable {
   return new DatabaseUnavailable('Every database connection of this registry stayed in use while the request waited; retry shortly', {
     reason: 'connections_busy',
   });
+}
+
+/** Postgres cancelled a statement of the request: over DATABASE_STATEMENT_TIMEOUT_MS (behind a lock, say), or by an operator. */
+function statementCancelled(): DatabaseUnavailable {
+  return new DatabaseUnavailable(
+    'The database cancelled a statement of this request that ran too long (statement timeout); retry shortly',
+    {
+      reason: 'statement_timeout',
+    },
+  );
 }
 
 /** A refused twin operation, under the stable code of its reason (an INVALID one is VALIDATION_FAILED, like any bad request). */
