@@ -62,7 +62,7 @@ export const EchoOutput = z.object({ text: z.string().describe('The same text'),
     snapshot = async () => {
       const rows = await pool.query(
         `SELECT (SELECT count(*) FROM skills) || '/' || (SELECT count(*) FROM skill_versions) || '/' ||
-                (SELECT count(*) FROM lifecycle_events) || '/' || (SELECT count(*) FROM executions) ||
+                (SELECT count(*) FROM lifecycle_events) || '/' || (SELECT count(*) FROM executions) || '/' || (SELECT count(*) FROM twin_branches) ||
                 '/' || (SELECT string_agg(status::text || lock_version, ',' ORDER BY id) FROM skill_versions) AS state`,
       );
       return rows.rows[0].state as string;
@@ -298,7 +298,7 @@ export const EchoOutput = z.object({ text: z.string().describe('The same text'),
     const send = (method: string, bytes: Buffer, metadata = new grpc.Metadata()) =>
       new Promise<grpc.ServiceError | null>((resolve) =>
         raw.makeUnaryRequest(
-          `/skillregistry.v1.SkillRegistry/${method}`,
+          method.includes('/') ? method : `/skillregistry.v1.SkillRegistry/${method}`,
           (value: Buffer) => value,
           (value: Buffer) => value,
           bytes,
@@ -313,6 +313,18 @@ export const EchoOutput = z.object({ text: z.string().describe('The same text'),
       ['GetSkill', field(1, Buffer.from('a\u0000b'))], // name with NUL
       ['ListSkills', varintField(4, 77)], // status: not in the enum
       ['ListExecutions', varintField(2, 99)],
+      // A name field appended with a length of 2^31 and one byte, 'x': protobufjs cut the string to what there was and
+      // the branch 'x' was created (found by drill:fuzz, seed 1742784066).
+      [
+        '/skillregistry.v1.Twin/CreateBranch',
+        Buffer.concat([
+          field(1, Buffer.from('a/b')),
+          field(2, Buffer.from('main')),
+          Buffer.from([0x0a, 0x80, 0x80, 0x80, 0x80, 0x08]),
+          Buffer.from('x'),
+        ]),
+        bearer(ADMIN_TOKEN),
+      ],
       [
         'DeprecateSkill',
         Buffer.concat([

@@ -2,20 +2,29 @@ import type { ServiceDefinition } from '@grpc/grpc-js';
 import { JsonRejected, MAX_JSON_DEPTH, assertStorableText } from '#contracts/index.js';
 import { RequestInvalid } from '../problem/domain-errors.js';
 import { toGrpcError, type GrpcError } from './grpc-errors.js';
+import { framingFault, requestTypeName, type MessageFields } from './wire-framing.js';
 
 /** What a request deserializer returns instead of throwing (grpc-js would answer INTERNAL). */
 class UndecodableRequest {
   constructor(readonly reason: string) {}
 }
 
-/** The service with request deserializers that never throw: a failure becomes an UndecodableRequest. */
-export function decodingNeverThrows(service: ServiceDefinition): ServiceDefinition {
+/**
+ * The service with request deserializers that never throw: a failure becomes an UndecodableRequest, and so does a
+ * request whose framing is faulty (framingFault, checked against its message types from `types`), which protobufjs
+ * may decode into something else without a word.
+ */
+export function decodingNeverThrows(service: ServiceDefinition, types: MessageFields = new Map()): ServiceDefinition {
   const wrapped: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(service)) {
     const decode = method.requestDeserialize;
+    const requestType = requestTypeName(method as Parameters<typeof requestTypeName>[0]);
+    const fields = (requestType && types.get(requestType)) || new Map<number, string>();
     wrapped[name] = {
       ...method,
       requestDeserialize: (bytes: Buffer) => {
+        const fault = framingFault(bytes, fields, types);
+        if (fault) return new UndecodableRequest(`not a valid protobuf message (${fault})`);
         let request: unknown;
         try {
           request = decode(bytes);

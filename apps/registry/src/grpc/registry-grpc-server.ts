@@ -14,6 +14,7 @@ import { type GrpcOptions, ServerGrpc } from '@nestjs/microservices';
 import { projectRoot } from '#database/paths.js';
 import { reflectionPackageDefinition } from './reflection-descriptors.js';
 import { checkedRequest, decodingNeverThrows } from './grpc-request-check.js';
+import { messageFieldsOf, type MessageFields } from './wire-framing.js';
 import { DEFAULT_TWIN_LIMITS } from '#twin/index.js';
 
 const GRPC_PACKAGE = 'skillregistry.v1';
@@ -94,6 +95,8 @@ function addReflectionOnDemand(server: Pick<Server, 'addService'>, definition: (
 export class RegistryGrpcServer extends ServerGrpc {
   private readonly grpcLogger = new Logger('Grpc');
   private boundPort: number | null = null;
+  /** The message types of the loaded proto, for the framing check of requests (set when Nest loads it, before services are added). */
+  private readonly loaded: { types: MessageFields };
 
   /** `requestBytes`: the receive limit, see maxRequestBytes (pass the configured TWIN_MAX_REVISION_BYTES there). */
   constructor(
@@ -101,15 +104,19 @@ export class RegistryGrpcServer extends ServerGrpc {
     port: number,
     private readonly requestBytes: number = maxRequestBytes(),
   ) {
+    const loaded: { types: MessageFields } = { types: new Map() };
     const options: GrpcOptions['options'] = {
       url: `${host.includes(':') ? `[${host}]` : host}:${port}`,
       package: GRPC_PACKAGE,
       protoPath: protoPath(),
       loader: PROTO_LOADER_OPTIONS,
-      onLoadPackageDefinition: (definition: PackageDefinition, server: Server) =>
-        addReflectionOnDemand(server, () => reflectionPackageDefinition(definition)),
+      onLoadPackageDefinition: (definition: PackageDefinition, server: Server) => {
+        loaded.types = messageFieldsOf(definition);
+        addReflectionOnDemand(server, () => reflectionPackageDefinition(definition));
+      },
     };
     super(options);
+    this.loaded = loaded;
   }
 
   /** The port the server listens on, once started. */
@@ -121,7 +128,8 @@ export class RegistryGrpcServer extends ServerGrpc {
     const server = new Server({ 'grpc.max_receive_message_length': this.requestBytes });
     // grpc-js answers INTERNAL when a request cannot be decoded; decoding failures become a value checkedRequest refuses.
     const addService = server.addService.bind(server);
-    server.addService = (service: ServiceDefinition, implementation) => addService(decodingNeverThrows(service), implementation);
+    server.addService = (service: ServiceDefinition, implementation) =>
+      addService(decodingNeverThrows(service, this.loaded.types), implementation);
     this.boundPort = await new Promise<number>((resolve, reject) =>
       server.bindAsync(this.url, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
     );
