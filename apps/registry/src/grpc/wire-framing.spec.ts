@@ -45,7 +45,7 @@ describe('the framing of a protobuf request', () => {
     // The fuzz drill's case: a name of 2^31 bytes holding one, which protobufjs decoded as the name 'x'.
     const huge = Buffer.concat([delimited(1, Buffer.from('a/b')), Buffer.from([0x0a, 0x80, 0x80, 0x80, 0x80, 0x08]), Buffer.from('x')]);
     expect(framingFault(huge, createBranch, types)).toMatch(/field 1 is longer than what is left/);
-    // A map entry of the input (Struct) claiming more than its Struct holds: it would swallow the request's next field.
+    // A map entry of the input (Struct) claiming more than its Struct holds (it reaches into the request's next field).
     const entry = Buffer.concat([
       delimited(1, Buffer.from('k')),
       delimited(2, Buffer.concat([tag(3, 2), Buffer.from([1]), Buffer.from('v')])),

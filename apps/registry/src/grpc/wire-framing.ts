@@ -55,9 +55,10 @@ const MAX_FRAMING_DEPTH = 256;
  * The first fault in the protobuf framing of `bytes` as a message whose message fields are `fields`, or null: a tag,
  * varint or fixed-width value cut short, a length-delimited field longer than what is left of its message (checked
  * inside every nested message too, with `types` for their fields), a field numbered 0, or a wire type proto3 does
- * not use. protobufjs decodes some of these silently: a string whose length runs past the end is cut to what there
- * is (a truncated `name` field of 2^31 bytes holding 'x' decoded as the name 'x'), a nested message whose length does
- * reads its parent's next fields as its own. Hand-written: no library checks framing apart from decoding.
+ * not use. protobufjs decodes some of these silently: a string whose length runs past the end of the buffer is cut to
+ * what there is (a `name` field of 2^31 bytes holding 'x' decoded as the name 'x'), and it checks a nested message's
+ * fields against the end of the buffer, not of their parent, so what they claim past it is not refused there either.
+ * Hand-written: no library checks framing apart from decoding.
  */
 export function framingFault(
   bytes: Uint8Array,
