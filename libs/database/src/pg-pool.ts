@@ -123,11 +123,26 @@ export function isStatementCancelled(error: unknown): boolean {
   return hasCode(error, QUERY_CANCELED);
 }
 
-function hasCode(error: unknown, code: string, depth = 0): boolean {
+function hasCode(error: unknown, code: string): boolean {
+  return someInChain(error, (candidate) => candidate.code === code);
+}
+
+/**
+ * Whether `error` or an error it wraps meets `test`: its `cause`, an AggregateError's `errors`, the driver's error
+ * Prisma keeps under `meta.driverAdapterError` (pg, the Prisma driver adapter and Prisma each wrap the one before).
+ */
+function someInChain(error: unknown, test: (candidate: { code?: unknown; message?: unknown }) => boolean, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 5) return false;
-  const candidate = error as { code?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-  if (candidate.code === code) return true;
-  return hasCode(candidate.cause, code, depth + 1) || hasCode(candidate.meta?.driverAdapterError, code, depth + 1);
+  const candidate = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+    meta?: { driverAdapterError?: unknown };
+  };
+  if (test(candidate)) return true;
+  if (Array.isArray(candidate.errors) && candidate.errors.some((inner) => someInChain(inner, test, depth + 1))) return true;
+  return someInChain(candidate.cause, test, depth + 1) || someInChain(candidate.meta?.driverAdapterError, test, depth + 1);
 }
 
 /** SQLSTATEs and socket errors that mean "the database cannot be reached now", not "the query is wrong". */
@@ -164,14 +179,13 @@ const UNAVAILABLE_MESSAGES =
  * True when `error` (or an error it wraps: pg, the Prisma driver adapter, Prisma itself) says the
  * database is unreachable. Callers answer 503 for these and 500 for anything else.
  */
-export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
-  if (!error || typeof error !== 'object' || depth > 5) return false;
-  const candidate = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; meta?: unknown };
-  if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
-  if (typeof candidate.message === 'string' && UNAVAILABLE_MESSAGES.test(candidate.message)) return true;
-  if (Array.isArray(candidate.errors) && candidate.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
-  const meta = candidate.meta as { driverAdapterError?: unknown } | undefined;
-  return isDatabaseUnavailable(candidate.cause, depth + 1) || isDatabaseUnavailable(meta?.driverAdapterError, depth + 1);
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return someInChain(
+    error,
+    (candidate) =>
+      (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) ||
+      (typeof candidate.message === 'string' && UNAVAILABLE_MESSAGES.test(candidate.message)),
+  );
 }
 
 /**
