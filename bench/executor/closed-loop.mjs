@@ -21,5 +21,13 @@ export async function closedLoop(total, clients, task) {
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  return { perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return { perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), total, seconds, latencies };
+}
+
+/** Several closed-loop runs of one contender taken as one: tasks over time spent in them, percentiles over all calls. */
+export function combineRuns(runs) {
+  const total = runs.reduce((sum, run) => sum + run.total, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.seconds, 0);
+  const latencies = runs.flatMap((run) => run.latencies);
+  return { perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), total, seconds, latencies };
 }
