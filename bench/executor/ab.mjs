@@ -5,14 +5,17 @@
 // Usage: node scripts/build-if-changed.mjs in each tree (a `git worktree` of the other commit, with node_modules
 // linked), then: AB_TREES=/path/to/old,/path/to/new node bench/executor/ab.mjs
 // Env: AB_TREES (comma-separated checkouts, default this one twice), BENCH_SYNC_SAMPLES (1500 calls each),
-// BENCH_WARMUP (1000 calls each first), AB_CONCURRENCY (1: calls of a tree in flight at once; each round waits for all).
+// BENCH_WARMUP (1000 calls each first), AB_CONCURRENCY (1: calls of a tree in flight at once; each round waits for all),
+// AB_EXECUTOR_ENVS (variables for each tree's executor, `|` between trees, `K=V K=V` within one: two settings of one
+// checkout side by side), AB_TURN (throughput instead: each tree in turn runs a closed loop of this many calls with
+// AB_CONCURRENCY callers, the order reversed every other round, BENCH_SYNC_SAMPLES / AB_TURN rounds; executions/s).
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deleteRedisKeys } from '../support/redis-cleanup.mjs';
 import { httpClient } from '../support/http-client.mjs';
-import { percentile } from './closed-loop.mjs';
+import { closedLoop, combineRuns, percentile } from './closed-loop.mjs';
 import { writeSkill } from './skill-fixture.mjs';
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,6 +24,16 @@ const SAMPLES = Number(process.env.BENCH_SYNC_SAMPLES ?? 1500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const CONCURRENCY = Number(process.env.AB_CONCURRENCY ?? 1);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const EXECUTOR_ENVS = (process.env.AB_EXECUTOR_ENVS ?? '').split('|').map((variables) =>
+  Object.fromEntries(
+    variables
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => pair.split('=')),
+  ),
+);
+const TURN = Number(process.env.AB_TURN ?? 0);
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'bench-ab-'));
 const stacks = [];
@@ -37,7 +50,15 @@ try {
       REDIS_URL,
       DATABASE_POOL_SIZE: '20',
     };
-    const stack = { tree, support, env, times: [] };
+    const executorEnv = EXECUTOR_ENVS[index] ?? {};
+    const label = `${tree}${
+      Object.keys(executorEnv).length
+        ? ` ${Object.entries(executorEnv)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(' ')}`
+        : ''
+    }`;
+    const stack = { tree, label, support, env, executorEnv, times: [], runs: [] };
     stacks.push(stack);
     stack.registry = await support.startRegistryProcess(env);
     await fetch(`${stack.registry.url}/v1/admin/skills/bench_noop/versions/1.0.0/promote`, {
@@ -45,7 +66,7 @@ try {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${support.ADMIN_TOKEN}` },
       body: JSON.stringify({ force: true, reason: 'benchmark' }),
     });
-    stack.executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: '32' });
+    stack.executor = await startExecutorProcess({ ...env, EXECUTOR_CONCURRENCY: '32', ...executorEnv });
     stack.client = httpClient(stack.registry.url, Math.max(4, CONCURRENCY));
   }
   const call = async (stack, n) => {
@@ -54,21 +75,43 @@ try {
     if (status !== 200 || body.status !== 'SUCCEEDED') throw new Error(`${stack.tree}: ${status} ${JSON.stringify(body).slice(0, 300)}`);
     return performance.now() - sent;
   };
-  for (let round = 0; round < WARMUP + SAMPLES; round++) {
-    for (const stack of stacks) {
-      const times = await Promise.all(Array.from({ length: CONCURRENCY }, (_, index) => call(stack, round * CONCURRENCY + index)));
-      if (round >= WARMUP) stack.times.push(...times);
+  if (TURN > 0) {
+    for (const stack of stacks) await closedLoop(WARMUP, CONCURRENCY, () => call(stack, 1));
+    const rounds = Math.max(1, Math.round(SAMPLES / TURN));
+    for (let round = 0; round < rounds; round++) {
+      const figures = [];
+      for (const stack of round % 2 === 0 ? stacks : [...stacks].reverse()) {
+        const run = await closedLoop(TURN, CONCURRENCY, () => call(stack, 1));
+        stack.runs.push(run);
+        figures.push(`${run.perSecond.toFixed(0)}/s`);
+      }
+      console.log(`round ${round + 1}: ${figures.join(', ')}`);
     }
+    console.log(`closed loops of ${TURN} calls with ${CONCURRENCY} callers, ${rounds} turns per tree, alternating:`);
+    const base = combineRuns(stacks[0].runs).perSecond;
+    for (const { label, runs } of stacks) {
+      const all = combineRuns(runs);
+      console.log(
+        `${label}: ${all.perSecond.toFixed(0)}/s (${(all.perSecond / base).toFixed(3)} of the first), p50 ${all.p50.toFixed(2)} ms`,
+      );
+    }
+  } else {
+    for (let round = 0; round < WARMUP + SAMPLES; round++) {
+      for (const stack of stacks) {
+        const times = await Promise.all(Array.from({ length: CONCURRENCY }, (_, index) => call(stack, round * CONCURRENCY + index)));
+        if (round >= WARMUP) stack.times.push(...times);
+      }
+    }
+    const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    console.log(`?wait, ${SAMPLES} rounds of ${CONCURRENCY} call(s) per tree, alternating, ms:`);
+    console.log('tree'.padEnd(40) + ['p50', 'p90', 'p99', 'mean'].map((name) => name.padStart(9)).join(''));
+    for (const { label, times } of stacks) {
+      const figures = [percentile(times, 50), percentile(times, 90), percentile(times, 99), mean(times)];
+      console.log(label.padEnd(40) + figures.map((figure) => figure.toFixed(2).padStart(9)).join(''));
+    }
+    const base = percentile(stacks[0].times, 50);
+    console.log(`p50 as a ratio to the first tree's: ${stacks.map((stack) => (percentile(stack.times, 50) / base).toFixed(3)).join(', ')}`);
   }
-  const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  console.log(`?wait, ${SAMPLES} rounds of ${CONCURRENCY} call(s) per tree, alternating, ms:`);
-  console.log('tree'.padEnd(40) + ['p50', 'p90', 'p99', 'mean'].map((name) => name.padStart(9)).join(''));
-  for (const { tree, times } of stacks) {
-    const figures = [percentile(times, 50), percentile(times, 90), percentile(times, 99), mean(times)];
-    console.log(tree.padEnd(40) + figures.map((figure) => figure.toFixed(2).padStart(9)).join(''));
-  }
-  const base = percentile(stacks[0].times, 50);
-  console.log(`p50 as a ratio to the first tree's: ${stacks.map((stack) => (percentile(stack.times, 50) / base).toFixed(3)).join(', ')}`);
 } finally {
   for (const stack of stacks) {
     stack.client?.close();
