@@ -8,7 +8,8 @@
 // BENCH_WARMUP (1000 calls each first), AB_CONCURRENCY (1: calls of a tree in flight at once; each round waits for all),
 // AB_EXECUTOR_ENVS (variables for each tree's executor, `|` between trees, `K=V K=V` within one: two settings of one
 // checkout side by side), AB_TURN (throughput instead: each tree in turn runs a closed loop of this many calls with
-// AB_CONCURRENCY callers, the order reversed every other round, BENCH_SYNC_SAMPLES / AB_TURN rounds; executions/s).
+// AB_CONCURRENCY callers, the order reversed every other round, BENCH_SYNC_SAMPLES / AB_TURN rounds; executions/s),
+// AB_NODE_ARGS (Node options for each tree's registry and executor, `|` between trees; BENCH_NODE_ARGS for one tree).
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,8 @@ const EXECUTOR_ENVS = (process.env.AB_EXECUTOR_ENVS ?? '').split('|').map((varia
   ),
 );
 const TURN = Number(process.env.AB_TURN ?? 0);
+/** Extra Node options for each tree's registry and executor (`|` between trees), as BENCH_NODE_ARGS is for one. */
+const NODE_ARGS = process.env.AB_NODE_ARGS?.split('|').map((args) => args.trim());
 
 const root = await mkdtemp(path.join(os.tmpdir(), 'bench-ab-'));
 const stacks = [];
@@ -58,7 +61,9 @@ try {
             .join(' ')}`
         : ''
     }`;
-    const stack = { tree, label, support, env, executorEnv, times: [], runs: [] };
+    const nodeArgs = NODE_ARGS?.[index];
+    if (nodeArgs !== undefined) process.env.BENCH_NODE_ARGS = nodeArgs;
+    const stack = { tree, label: `${label}${nodeArgs ? ` node ${nodeArgs}` : ''}`, support, env, executorEnv, times: [], runs: [] };
     stacks.push(stack);
     stack.registry = await support.startRegistryProcess(env);
     await fetch(`${stack.registry.url}/v1/admin/skills/bench_noop/versions/1.0.0/promote`, {
