@@ -1,6 +1,6 @@
-// A sandbox process may be handed its next run while it does one (HandlerSandboxProcess.runNext): the real sandbox host
-// must then run them one after the other, never begin a run after one that failed, and drop a run taken back before it
-// began. The pool's own rules are specified against a stand-in in sandbox-pool.spec.ts; this is the host itself, built
+// A sandbox process may be handed runs to do after the one it does (HandlerSandboxProcess.runNext): the real sandbox host
+// must then run them one after the other in the order handed, never begin a run after one that failed, and drop a run
+// taken back before it began. The pool's own rules are specified against a stand-in in sandbox-pool.spec.ts; this is the host itself, built
 // (dist/), started by the launcher as the executor starts it (HANDLER_SANDBOX=none here, the same host inside bubblewrap).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { McpBridge } from '@skill-registry/sdk';
@@ -107,15 +107,33 @@ describe('the sandbox host, handed its next run while it runs one', () => {
     }
   });
 
-  it('after a failed run, the run it was handed next goes to a fresh process and succeeds there', async () => {
+  it('runs several runs held behind the current one after it, in the order handed, in the same process', async () => {
+    const pool = poolWith(60_000);
+    try {
+      const warm = output(await run(pool, { n: 0 }));
+      const current = run(pool, { n: 1, sleepMs: 300 });
+      await soon(100);
+      const outcomes = (await Promise.all([current, ...[2, 3, 4].map((n) => run(pool, { n, sleepMs: 20 }))])).map(output);
+      expect(outcomes.map((outcome) => outcome.pid)).toEqual(Array(4).fill(warm.pid));
+      for (let index = 1; index < outcomes.length; index++) {
+        expect(outcomes[index]?.n).toBe(index + 1);
+        expect(outcomes[index]?.began).toBeGreaterThanOrEqual(outcomes[index - 1]?.ended as number);
+      }
+      expect(pool.size).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('after a failed run, the runs held behind it go to a fresh process and succeed there', async () => {
     const pool = poolWith(60_000);
     try {
       const warm = output(await run(pool, { n: 0 }));
       const failing = run(pool, { n: 1, sleepMs: 300, fail: true });
       await soon(100);
-      const [failed, next] = await Promise.all([failing, run(pool, { n: 2 })]);
+      const [failed, ...held] = await Promise.all([failing, run(pool, { n: 2 }), run(pool, { n: 3 })]);
       expect(failed).toMatchObject({ ok: false, error: { code: 'HANDLER_ERROR' } });
-      expect(output(next).pid).not.toBe(warm.pid);
+      for (const outcome of held) expect(output(outcome).pid).not.toBe(warm.pid);
     } finally {
       await pool.close();
     }

@@ -8,8 +8,8 @@ import { HandlerSandboxPool, type HandlerSandboxLauncher } from './sandbox-pool.
 /**
  * A stand-in sandbox process speaking the pool's frames on fd 3, like the real one one run at a time, in the order
  * handed (a run handed while another is under way waits; after a failed run none begins; a waiting run withdrawn is
- * dropped with 'withdrawn'): answers each run with its input, its own pid and whether it was handed early (while
- * another ran); `fail` answers an error (after `failAfterMs`), `flood` sends an oversized frame, `garbage` a malformed
+ * dropped with 'withdrawn'): answers each run with its input, its own pid, whether it was handed early (while
+ * another ran) and how many runs it had begun with this one (`began`); `fail` answers an error (after `failAfterMs`), `flood` sends an oversized frame, `garbage` a malformed
  * one, `sleepMs` answers later, `callFirst` waits for the answer to a tool call, `call` makes one and does not wait.
  */
 const HOST_SOURCE = `
@@ -20,11 +20,12 @@ const waiting = [];
 const replies = new Map();
 let running = false;
 let spent = false;
+let begun = 0;
 const later = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function handle(message) {
   const input = message.input;
   const runId = message.runId;
-  const output = { ...input, pid: process.pid, handedEarly: message.handedEarly };
+  const output = { ...input, pid: process.pid, handedEarly: message.handedEarly, began: ++begun };
   if (input.flood) { const head = Buffer.alloc(4); head.writeUInt32BE(1 << 30); socket.write(head); return false; }
   if (input.call) send({ type: 'tool_call', runId, callId: 1, op: 'invoke', args: ['t.slow', {}] });
   if (input.garbage) { send({ type: 'result', runId, outcome: 'ok', output: 'not an object' }); return false; }
@@ -103,11 +104,13 @@ describe('HandlerSandboxPool', () => {
     shortRunProcesses?: number,
     maxRunsPerProcess = 100,
     maxMessagesPerSecond = 1000,
+    nextRunsPerProcess?: number,
   ) =>
     new HandlerSandboxPool(launcher, {
       maxProcesses,
       spawnAfterMs,
       shortRunProcesses,
+      nextRunsPerProcess,
       cancelGraceMs: 100,
       maxRunsPerProcess,
       runLimitJitter: 0,
@@ -222,6 +225,60 @@ describe('HandlerSandboxPool', () => {
     }
   });
 
+  it('a busy process holds up to nextRunsPerProcess runs behind its current one and begins them in the order handed', async () => {
+    const sandbox = pool(4, 60_000, undefined, 100, 1000, 3);
+    try {
+      const warm = pidOf(await run(sandbox, 'aaaa', {}));
+      const first = run(sandbox, 'aaaa', { sleepMs: 300 });
+      await soon(50);
+      const held = [1, 2, 3].map((n) => run(sandbox, 'aaaa', { n }));
+      // One more than it may hold waits for room (spawnAfterMs is long here): it is handed once the first run ends.
+      const fourth = run(sandbox, 'aaaa', { n: 4 });
+      const outcomes = await Promise.all([first, ...held, fourth]);
+      expect(outcomes.map(pidOf)).toEqual(Array(5).fill(warm));
+      expect(sandbox.size).toBe(1);
+      expect(outcomes.map((outcome) => (outcome.ok ? outcome.output.began : null))).toEqual([2, 3, 4, 5, 6]);
+      // The three held were handed while it ran the first (the fourth arrives when it may have done them all).
+      expect(outcomes.slice(0, 4).map(handedEarly)).toEqual([false, true, true, true]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('with several runs held behind a run that fails, none of them begins there: each runs on another process', async () => {
+    const sandbox = pool(4, 60_000, undefined, 100, 1000, 3);
+    try {
+      const warm = pidOf(await run(sandbox, 'aaaa', {}));
+      const failing = run(sandbox, 'aaaa', { fail: true, failAfterMs: 200 });
+      await soon(50);
+      const [failed, ...held] = await Promise.all([failing, ...[2, 3, 4].map((n) => run(sandbox, 'aaaa', { n }))]);
+      expect(failed).toMatchObject({ ok: false, error: { code: 'HANDLER_ERROR' } });
+      expect(held).toMatchObject([2, 3, 4].map((n) => ({ ok: true, output: { n } })));
+      for (const outcome of held) expect(pidOf(outcome)).not.toBe(warm);
+      expect(sandbox.pids()).not.toContain(warm);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('runs held behind one that turns out long are each taken back after spawnAfterMs and run elsewhere', async () => {
+    const sandbox = pool(4, 100, undefined, 100, 1000, 3);
+    try {
+      await run(sandbox, 'aaaa', {});
+      const long = run(sandbox, 'aaaa', { sleepMs: 4000 });
+      await soon(50);
+      const started = Date.now();
+      const held = await Promise.all([2, 3].map((n) => run(sandbox, 'aaaa', { n })));
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(held).toMatchObject([2, 3].map((n) => ({ ok: true, output: { n, handedEarly: false } })));
+      const longOutcome = await long;
+      expect(longOutcome.ok).toBe(true);
+      for (const outcome of held) expect(pidOf(outcome)).not.toBe(pidOf(longOutcome));
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('a run handed next has its whole timeout from when it begins, not from when it was handed', async () => {
     const sandbox = pool(4, 60_000);
     try {
@@ -315,13 +372,13 @@ describe('HandlerSandboxPool', () => {
     }
   });
 
-  it('a process at its run limit with a next run ends after that run, and no run is lost', async () => {
-    const sandbox = pool(4, 60_000, undefined, 2);
+  it('a process at its run limit with runs held ends after those runs, and no run is lost', async () => {
+    const sandbox = pool(4, 60_000, undefined, 2, 1000, 2);
     try {
       const outcomes = await Promise.all(Array.from({ length: 12 }, (_, index) => run(sandbox, 'aaaa', { index, sleepMs: 20 })));
       expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
       expect(outcomes.some((outcome) => handedEarly(outcome))).toBe(true);
-      // Each process served at most its limit plus the run it held when it reached it.
+      // Each process served at most its limit (2) plus the runs it held when it reached it (up to 2).
       const perProcess = new Map<unknown, number>();
       for (const outcome of outcomes) perProcess.set(pidOf(outcome), (perProcess.get(pidOf(outcome)) ?? 0) + 1);
       expect(Math.max(...perProcess.values())).toBeLessThanOrEqual(4);

@@ -66,16 +66,29 @@ export interface HandlerSandboxPoolOptions {
   spawnAfterMs?: number;
   /**
    * Processes of one package that waiting runs may have started for them whatever the length of the runs
-   * (default: 4 per core). Past it, another starts only while every process of the package is held by its run
+   * (default: 2 per core). Past it, another starts only while every process of the package is held by its run
    * (one that has lasted spawnAfterMs, or that waits for a tool or twin call): a queue of short runs moves on the
-   * processes there are. A few per core keep short runs flowing (a run's round trip is mostly waiting for the
-   * other process to wake); without the bound, the queue of a busy package started a process per waiting run
+   * processes there are. A few per core, each holding runs behind its current one (nextRunsPerProcess), keep short
+   * runs flowing (see SHORT_RUN_PROCESSES_PER_CORE); without the bound, the queue of a busy package started a process per waiting run
    * (65 at concurrency 128 in the executor's benchmark, 5 GB), whose starts held runs up for over 30 s.
    */
   shortRunProcesses?: number;
+  /** Runs a busy process may hold to do after its current one (HandlerSandboxProcess.runNext; default 4). */
+  nextRunsPerProcess?: number;
 }
 
 const SPAWN_AFTER_MS = 200;
+/**
+ * A package's short runs share two processes per core, each holding up to four runs behind the one it does: a process
+ * then goes from run to run without sleeping, and reads several at a wake-up. No-op handlers at concurrency 32 on two
+ * cores (`bench/executor/ab.mjs` in turns, 8 rounds each): 1.07–1.10× the executions per second of four processes per
+ * core holding one run each (one per core holding four: 1.09–1.13×; the sandboxes' CPU per execution 0.25–0.31 ms
+ * against 0.39–0.53). Four per core holding four gained nothing (1.01×: with that many, one is nearly always idle and
+ * each run wakes one up), nor did fewer processes holding one (1.02×). Two rather than one per core leave room for
+ * runs that are short but not tiny to use both cores.
+ */
+const SHORT_RUN_PROCESSES_PER_CORE = 2;
+const NEXT_RUNS_PER_PROCESS = 4;
 
 type RunRequestBody = Omit<RunRequest, 'type' | 'runId'>;
 
@@ -117,6 +130,7 @@ export class HandlerSandboxPool {
   private closed = false;
   private lastReason: string | null | undefined;
   private readonly shortRunProcesses: number;
+  private readonly nextRunsPerProcess: number;
   /** Each process's own run limit, and the package directory it was started for (its replacement's too). */
   private readonly runLimits = new WeakMap<HandlerSandboxProcess, number>();
   private readonly packageDirs = new WeakMap<HandlerSandboxProcess, string>();
@@ -129,7 +143,8 @@ export class HandlerSandboxPool {
     private readonly launcher: HandlerSandboxLauncher,
     private readonly options: HandlerSandboxPoolOptions,
   ) {
-    this.shortRunProcesses = options.shortRunProcesses ?? 4 * availableParallelism();
+    this.shortRunProcesses = options.shortRunProcesses ?? SHORT_RUN_PROCESSES_PER_CORE * availableParallelism();
+    this.nextRunsPerProcess = options.nextRunsPerProcess ?? NEXT_RUNS_PER_PROCESS;
     this.sweep = setInterval(() => this.retireIdle(), Math.min(10_000, Math.max(100, options.idleMs / 2))).unref();
   }
 
@@ -245,15 +260,16 @@ export class HandlerSandboxPool {
 
   /**
    * A busy process of the run's package that takes it next (HandlerSandboxProcess.runNext), so that it goes from one run
-   * to the next without sleeping in between: one alive and staying (not being replaced), holding no next run yet, whose
-   * current run is short so far (under spawnAfterMs) and not waiting for a call. The run is taken back if the current
+   * to the next without sleeping in between: one alive and staying (not being replaced), holding fewer than
+   * nextRunsPerProcess runs, whose current run is short so far (under spawnAfterMs) and not waiting for a call. The run is taken back if the current
    * one outlasts spawnAfterMs after all, and then served like any waiting run (a process of its own if need be).
    */
   private handNext(request: RunRequestBody, handlers: ProcessRunHandlers): Slot | null {
     const spawnAfterMs = this.options.spawnAfterMs ?? SPAWN_AFTER_MS;
     const now = performance.now();
     for (const process of this.all) {
-      if (process.contentHash !== request.contentHash || !process.alive || process.holdsNext || process.waitingOnCalls) continue;
+      if (process.contentHash !== request.contentHash || !process.alive || process.waitingOnCalls) continue;
+      if (process.heldNext >= this.nextRunsPerProcess) continue;
       const since = process.runningSince;
       if (since === null || now - since >= spawnAfterMs || this.retiring.has(process)) continue;
       return { process: this.claim(process), outcome: process.runNext(request, handlers, spawnAfterMs) };

@@ -66,7 +66,7 @@ interface ActiveRun {
   finish: (outcome: HandlerSandboxOutcome) => void;
 }
 
-/** A run handed to a process while it does another (see HandlerSandboxProcess.runNext). */
+/** A run handed to a process while it does another, waiting there behind it (see HandlerSandboxProcess.runNext). */
 interface NextRun {
   runId: number;
   /** The process was asked to drop it. */
@@ -92,8 +92,8 @@ export class HandlerSandboxProcess {
   private readonly channel: FrameChannel;
   private readonly stderr = new StreamTail(STDERR_TAIL_BYTES);
   private current: ActiveRun | null = null;
-  /** The run it was handed while it did the current one (runNext). */
-  private next: NextRun | null = null;
+  /** The runs it was handed while it did the current one (runNext), in the order it begins them. */
+  private queued: NextRun[] = [];
   private currentSince = 0;
   private idleOutputBytes = 0;
   private nextRunId = 1;
@@ -154,7 +154,7 @@ export class HandlerSandboxProcess {
       if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
       failStart(new Error(`the sandbox process exited during start-up (${describeExit(code, signal)}): ${this.stderr.text().trim()}`));
       this.current?.finish({ ok: false, error: this.endedBecause ?? this.crashError(code, signal) });
-      this.next?.settle(false);
+      for (const next of [...this.queued]) next.settle(false);
       // Listeners (the pool's close among them) hear of the exit once its scratch directory is gone.
       void spawnSpec
         .cleanUp()
@@ -197,18 +197,20 @@ export class HandlerSandboxProcess {
 
   /** Runs one request; the outcome is always an outcome (the process's failures are codes, never exceptions). */
   run(request: Omit<RunRequest, 'type' | 'runId'>, handlers: ProcessRunHandlers): Promise<HandlerSandboxOutcome> {
-    if (this.current || this.next) throw new Error('a sandbox process runs one request at a time');
+    if (this.current || this.queued.length > 0) throw new Error('a sandbox process runs one request at a time');
     const runId = this.nextRunId++;
     return new Promise<HandlerSandboxOutcome>((resolve) => this.begin(runId, request, handlers, resolve, false));
   }
 
   /**
-   * Hands the process its next run while it does the current one: the run is sent now and waits in the process, which
-   * begins it as soon as the current one ends, without waiting to be woken (a process woken for every run pays for it
-   * in CPU: its caches are cold by then). Its limits count from when it begins. It comes back 'not-run', never begun
-   * and with nothing of it served, when the current run does not succeed (the process is ended after it, see
-   * HandlerSandboxPool), when the process dies first, or when it has not begun within `withdrawAfterMs` or its signal
-   * fires meanwhile (the process is asked to drop it; a run it has begun by then goes on as usual).
+   * Hands the process a run to do after its current one and those it holds already (the pool bounds how many): the run
+   * is sent now and waits in the process, which begins it as soon as the runs ahead of it end, without waiting to be
+   * woken (a process woken for every run pays for it in CPU: its caches are cold by then). Its limits count from when
+   * it begins. It comes back 'not-run', never begun and with nothing of it served, when a run ahead of it does not
+   * succeed (the process is ended after it, see HandlerSandboxPool), when the process dies first, or when it has not
+   * begun within `withdrawAfterMs` or its signal fires meanwhile (the process is asked to drop it; a run it has begun by
+   * then goes on as usual). The process answers in the order it was sent frames, so a drop it made ('withdrawn') always
+   * arrives before the end of the run it was waiting behind, and the runs begin here in the order they begin there.
    */
   runNext(
     request: Omit<RunRequest, 'type' | 'runId'>,
@@ -216,11 +218,10 @@ export class HandlerSandboxProcess {
     withdrawAfterMs: number,
   ): Promise<HandlerSandboxOutcome | 'not-run'> {
     if (!this.current) return this.run(request, handlers);
-    if (this.next) throw new Error('a sandbox process holds one next run at a time');
     const runId = this.nextRunId++;
     return new Promise<HandlerSandboxOutcome | 'not-run'>((resolve) => {
       const withdraw = () => {
-        if (this.next !== next || next.withdrawing) return;
+        if (!this.queued.includes(next) || next.withdrawing) return;
         next.withdrawing = true;
         this.channel.send({ type: 'withdraw', runId } satisfies ToSandbox);
       };
@@ -231,21 +232,21 @@ export class HandlerSandboxProcess {
         settle: (begin) => {
           clearTimeout(next.timer);
           handlers.signal.removeEventListener('abort', withdraw);
-          this.next = null;
+          this.queued = this.queued.filter((other) => other !== next);
           if (begin) this.begin(runId, request, handlers, resolve, true);
           else resolve('not-run');
         },
       };
-      this.next = next;
+      this.queued.push(next);
       if (handlers.signal.aborted) withdraw();
       else handlers.signal.addEventListener('abort', withdraw, { once: true });
       this.channel.send({ type: 'run', runId, ...request, packagePath: this.packagePathInside } satisfies ToSandbox);
     });
   }
 
-  /** True while it holds a next run (see runNext): it takes no other. */
-  get holdsNext(): boolean {
-    return this.next !== null;
+  /** How many runs it holds to do after its current one (see runNext). */
+  get heldNext(): number {
+    return this.queued.length;
   }
 
   /** Makes `runId` the current run: its timeout and cancellation start now; `sent`: the process has it already. */
@@ -284,8 +285,10 @@ export class HandlerSandboxProcess {
         clearTimeout(graceTimer);
         handlers.signal.removeEventListener('abort', onAbort);
         resolve(outcome);
-        // The next run begins at once (the process has begun it already) after a success, never after a failure.
-        this.next?.settle(outcome.ok && this.alive);
+        // The first of the runs it holds begins at once (the process has begun it already) after a success; after a
+        // failure none does (they all come back never begun).
+        if (outcome.ok && this.alive) this.queued[0]?.settle(true);
+        else for (const next of [...this.queued]) next.settle(false);
       },
     };
     this.current = active;
@@ -302,7 +305,7 @@ export class HandlerSandboxProcess {
    * the process's end and comes back as an error, never as findings.
    */
   inspect(request: Omit<InspectRequest, 'type' | 'runId'>, timeoutMs: number): Promise<InspectionOutcome> {
-    if (this.current || this.next) throw new Error('a sandbox process runs one request at a time');
+    if (this.current || this.queued.length > 0) throw new Error('a sandbox process runs one request at a time');
     const runId = this.nextRunId++;
     this.runs++;
     this.lastUsed = Date.now();
@@ -372,7 +375,7 @@ export class HandlerSandboxProcess {
     const message: FromSandbox = parsed.message;
     if (message.type === 'ready') return this.readyWaiter.resolve();
     if (message.type === 'withdrawn') {
-      if (this.next?.runId === message.runId) this.next.settle(false);
+      this.queued.find((next) => next.runId === message.runId)?.settle(false);
       return;
     }
     const run = this.current;
