@@ -154,7 +154,7 @@ export class HandlerSandboxProcess {
       if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
       failStart(new Error(`the sandbox process exited during start-up (${describeExit(code, signal)}): ${this.stderr.text().trim()}`));
       this.current?.finish({ ok: false, error: this.endedBecause ?? this.crashError(code, signal) });
-      for (const next of [...this.queued]) next.settle(false);
+      this.giveBackHeld();
       // Listeners (the pool's close among them) hear of the exit once its scratch directory is gone.
       void spawnSpec
         .cleanUp()
@@ -249,6 +249,11 @@ export class HandlerSandboxProcess {
     return this.queued.length;
   }
 
+  /** Every run it holds comes back 'not-run' (after a failed run, or its end): none of them has begun. */
+  private giveBackHeld(): void {
+    for (const next of [...this.queued]) next.settle(false);
+  }
+
   /** Makes `runId` the current run: its timeout and cancellation start now; `sent`: the process has it already. */
   private begin(
     runId: number,
@@ -288,7 +293,7 @@ export class HandlerSandboxProcess {
         // The first of the runs it holds begins at once (the process has begun it already) after a success; after a
         // failure none does (they all come back never begun).
         if (outcome.ok && this.alive) this.queued[0]?.settle(true);
-        else for (const next of [...this.queued]) next.settle(false);
+        else this.giveBackHeld();
       },
     };
     this.current = active;
