@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, Reflector } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { Logger, PARAMS_PROVIDER_TOKEN, type Params } from 'nestjs-pino';
 import { applyMigrations, ensureDatabase, migrationsDir } from '#database/index.js';
+import { accessLevelOf } from './auth/auth.guard.js';
 import { TokenAuthenticator } from './auth/token-authenticator.js';
 import { SkillCatalog } from './catalog/skill-catalog.js';
 import { type AppConfig, grpcPortOf } from './config/app-config.js';
@@ -16,6 +17,9 @@ import { connectionOptions } from './http-edge/connection-limits.js';
 import { HostGuard } from './http-edge/host-guard.js';
 import { frameworkErrorHandler, installHttpEdge } from './http-edge/http-edge.js';
 import { installReadFastPath } from './http-edge/read-fast-path.js';
+import { ExecuteSkill } from './executions/execute-skill.js';
+import { installExecuteFront } from './executions/execute-front.js';
+import { ExecutionsController } from './executions/executions.controller.js';
 import { RegistryModule } from './registry.module.js';
 import { RegistryMetrics } from './metrics/registry-metrics.js';
 import { SearchReads } from './search/search-reads.js';
@@ -31,6 +35,8 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface RegistryAppOptions {
   /** Answer the hot catalog reads before the Nest pipeline (see read-fast-path.ts); off only to compare with the Nest path. */
   readFastPath?: boolean;
+  /** Answer `POST /v1/skills/:name/executions` before Nest's pipeline (see execute-front.ts); off only to compare with the Nest path. */
+  executeFront?: boolean;
 }
 
 /** Whether pino-http logs every request (its `autoLogging`, on unless turned off), as RegistryModule configured it. */
@@ -76,6 +82,15 @@ export async function createRegistryApp(config: AppConfig, options: RegistryAppO
           shuttingDown: () => (adapter as unknown as { isShuttingDown?: boolean }).isShuttingDown === true,
           forwardedHosts: config.TRUST_PROXY.length > 0,
         });
+  // Likewise before the routes are registered: the front adds its hook to the execute route as Nest registers it.
+  if (options.executeFront !== false)
+    installExecuteFront(adapter.getInstance(), {
+      targets: () => ({
+        executeSkill: app.get(ExecuteSkill),
+        authenticator: app.get(TokenAuthenticator),
+        accessLevel: accessLevelOf(app.get(Reflector), ExecutionsController.prototype.execute, ExecutionsController),
+      }),
+    });
   const app = await NestFactory.create<NestFastifyApplication>(RegistryModule.forRoot(config), adapter, {
     bufferLogs: true,
     bodyParser: false,

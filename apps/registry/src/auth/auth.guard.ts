@@ -1,4 +1,12 @@
-import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, applyDecorators, createParamDecorator } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+  type Type,
+  applyDecorators,
+  createParamDecorator,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -21,6 +29,11 @@ export const PublisherOrAdmin = () => applyDecorators(SetMetadata(ACCESS_LEVEL, 
 /** Marks a route as a write by any known token (agent, publisher or admin), recorded with its identity. */
 export const AnyToken = () => applyDecorators(SetMetadata(ACCESS_LEVEL, 'write' satisfies AccessLevel), ApiBearerAuth());
 
+/** A route's access level: its method's mark, else its class's, else 'read' (what AuthGuard holds every route to). */
+export function accessLevelOf(reflector: Reflector, handler: (...args: never[]) => unknown, controller: Type<unknown>): AccessLevel {
+  return reflector.getAllAndOverride<AccessLevel | undefined>(ACCESS_LEVEL, [handler, controller]) ?? 'read';
+}
+
 /** Global guard: every route is a read unless marked Public, PublisherOrAdmin or AdminOnly (a method's mark wins over its class's). */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -31,8 +44,7 @@ export class AuthGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
-    const level =
-      this.reflector.getAllAndOverride<AccessLevel | undefined>(ACCESS_LEVEL, [context.getHandler(), context.getClass()]) ?? 'read';
+    const level = accessLevelOf(this.reflector, context.getHandler() as (...args: never[]) => unknown, context.getClass());
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     request.principal = this.authenticator.authorize(request.headers.authorization, level);
     return true;

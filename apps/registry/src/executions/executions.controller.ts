@@ -1,16 +1,15 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isTerminal } from '#executions/index.js';
 import { CurrentPrincipal } from '../auth/auth.guard.js';
 import { callerKey, type Principal } from '../auth/principal.js';
 import { setDeprecationHeaders } from '../skills/deprecation-headers.js';
 import { CancelExecution } from './cancel-execution.js';
 import { ExecuteSkill } from './execute-skill.js';
+import { executeOverHttp } from './execute-over-http.js';
 import { ExecutionQueries } from './execution-queries.js';
 import { presentExecution } from './execution.presenter.js';
 import { ExecutionStream, resumePosition } from './execution-stream.js';
-import { traceContextOf } from '../tracing/request-tracing.js';
 import { ApiContent, ApiJson, ApiProblems, ApiQueryParams, DEPRECATION_HEADERS } from '../openapi/api-decorators.js';
 import { componentRef, inlineSchema } from '../openapi/openapi-components.js';
 import { executeRequestExamples, finishedExecutionExamples, queuedExecutionExamples } from './execution-examples.js';
@@ -29,10 +28,7 @@ import {
   executionIdParam,
   idempotencyKey,
   listExecutionsQuery,
-  parseExecuteBody,
-  parseExecuteQuery,
   parseExecutionId,
-  parseIdempotencyKey,
   parseListExecutionsQuery,
 } from './executions.dto.js';
 
@@ -85,25 +81,7 @@ export class ExecutionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ExecutionView> {
-    const { wait } = parseExecuteQuery(rawQuery);
-    const body = parseExecuteBody(rawBody);
-    const { execution, version } = await this.executeSkill.execute({
-      name,
-      version: body.version,
-      input: body.input,
-      sessionId: body.session_id,
-      tool: body.tool,
-      branch: body.branch,
-      traceContext: traceContextOf(request),
-      caller: principal.identity,
-      idempotencyKey: parseIdempotencyKey(rawKey),
-      waitSeconds: wait,
-    });
-    setDeprecationHeaders(reply, [version]);
-    for (const warning of execution.warnings) reply.header('Warning', `299 - "${warning.replace(/"/g, "'")}"`);
-    reply.header('Location', `/v1/executions/${execution.id}`);
-    reply.status(isTerminal(execution.status) ? 200 : 202);
-    return presentExecution(execution);
+    return executeOverHttp(this.executeSkill, { name, rawBody, rawQuery, rawKey, principal, request, reply });
   }
 
   @Get('executions')
