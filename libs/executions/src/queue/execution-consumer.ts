@@ -107,7 +107,7 @@ const LONE_JOB_HOLD_MS = 2;
 export class LoneJobWorker extends Worker<ExecutionJob> {
   /** The last fetch found the queue empty. */
   private foundEmpty = false;
-  /** A job was just taken from an empty queue: the fetch right after it is answered "empty" at once. */
+  /** A job was just taken from an empty queue: the fetch right after it (in the same turn) is answered "empty" at once. */
   private skipNext = false;
   /** That job, until its processor call; then its delivery, which the next fetch that asks Redis waits for. */
   private loneJob: Job<ExecutionJob> | null = null;
@@ -154,7 +154,10 @@ export class LoneJobWorker extends Worker<ExecutionJob> {
       this.foundEmpty = false;
       // Only on a worker with nothing else under way: under load (even a queue that empties at times) nothing waits.
       if (this.holdMs > 0 && this.deliveries === 0) {
+        // Only the fetch BullMQ's loop makes right away, in this turn of the event loop: a later one may come after a
+        // wait for jobs that consumed the mark, and answered "empty" then, a job added before it would wait for the next.
         this.skipNext = true;
+        setImmediate(() => (this.skipNext = false));
         this.loneJob = job;
       }
     }
