@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, PUBLISHER_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 import { obliterateQueue } from '../support/executions.js';
+import { recordHandlerCalls } from '../support/handler-calls.js';
 
 type Answer = Awaited<ReturnType<typeof call>>;
 
@@ -30,24 +31,6 @@ function seen(answer: Answer) {
   };
 }
 
-/** Counts the calls of the Nest handler of the execute route, per controller instance (its metadata kept for Nest). */
-function recordExecuteCalls(): { callsOn(instance: unknown): number; restore(): void } {
-  const calls: unknown[] = [];
-  const prototype = ExecutionsController.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const original = prototype.execute as (...args: unknown[]) => unknown;
-  const wrapper = function (this: unknown, ...args: unknown[]) {
-    calls.push(this);
-    return original.apply(this, args);
-  };
-  for (const key of Reflect.getMetadataKeys(original)) Reflect.defineMetadata(key, Reflect.getMetadata(key, original), wrapper);
-  Object.defineProperty(wrapper, 'name', { value: 'execute' });
-  prototype.execute = wrapper;
-  return {
-    callsOn: (instance) => calls.filter((self) => self === instance).length,
-    restore: () => (prototype.execute = original),
-  };
-}
-
 /** POST /v1/skills/:name/executions: the front (execute-front.ts) answers it, as the Nest route would have. */
 describe('the execute front', () => {
   const queuePrefix = `test-execute-front-${process.pid}-${Date.now()}`;
@@ -56,11 +39,11 @@ describe('the execute front', () => {
   let front: RunningRegistry;
   let nest: NestFastifyApplication;
   let nestUrl: string;
-  let handler: ReturnType<typeof recordExecuteCalls>;
+  let handler: ReturnType<typeof recordHandlerCalls>;
   const sunset = new Date(Date.now() + 30 * 86_400_000);
 
   beforeAll(async () => {
-    handler = recordExecuteCalls();
+    handler = recordHandlerCalls([[ExecutionsController, ['execute']]]);
     db = await createTestDatabase('execute_front');
     root = await tempRoot();
     await writeEchoSkill(root);

@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, AGENT_TOKEN, PUBLISHER_TOKEN, call, startRegistry, type RunningRegistry } from '../support/registry.js';
 import { tempRoot, writeEchoSkill } from '../support/skill-packages.js';
 import { obliterateQueue } from '../support/executions.js';
+import { recordHandlerCalls } from '../support/handler-calls.js';
 
 interface RawResponse {
   status: number;
@@ -46,36 +47,6 @@ const seen = (response: RawResponse) => ({
   authenticate: response.headers['www-authenticate'],
 });
 
-/**
- * Records which controller instance each call of the read handlers ran on, so a test can tell the
- * Nest pipeline from the fast path. The wrappers keep the methods' metadata (routes, OpenAPI).
- */
-function recordHandlerCalls(): { callsOn(instance: unknown): number; restore(): void } {
-  const calls: unknown[] = [];
-  const restores: (() => void)[] = [];
-  const targets: [{ prototype: Record<string, unknown> }, string[]][] = [
-    [SkillsController as unknown as { prototype: Record<string, unknown> }, ['list', 'get', 'versions', 'version']],
-    [SearchController as unknown as { prototype: Record<string, unknown> }, ['search']],
-  ];
-  for (const [controller, methods] of targets) {
-    for (const method of methods) {
-      const original = controller.prototype[method] as (...args: unknown[]) => unknown;
-      const wrapper = function (this: unknown, ...args: unknown[]) {
-        calls.push(this);
-        return original.apply(this, args);
-      };
-      for (const key of Reflect.getMetadataKeys(original)) Reflect.defineMetadata(key, Reflect.getMetadata(key, original), wrapper);
-      Object.defineProperty(wrapper, 'name', { value: method });
-      controller.prototype[method] = wrapper;
-      restores.push(() => (controller.prototype[method] = original));
-    }
-  }
-  return {
-    callsOn: (instance) => calls.filter((self) => self === instance).length,
-    restore: () => restores.forEach((restore) => restore()),
-  };
-}
-
 /** The hot reads: the fast path answers them before the Nest pipeline; the Nest controllers stay the fallback. */
 describe('the read path: fast path, ETag and Cache-Control', () => {
   const queuePrefix = `test-read-path-${process.pid}-${Date.now()}`;
@@ -89,7 +60,10 @@ describe('the read path: fast path, ETag and Cache-Control', () => {
   const sunset = new Date(Date.now() + 30 * 86_400_000);
 
   beforeAll(async () => {
-    handlers = recordHandlerCalls();
+    handlers = recordHandlerCalls([
+      [SkillsController, ['list', 'get', 'versions', 'version']],
+      [SearchController, ['search']],
+    ]);
     db = await createTestDatabase('read_path');
     root = await tempRoot();
     await writeEchoSkill(root);
