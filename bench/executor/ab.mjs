@@ -9,7 +9,8 @@
 // AB_EXECUTOR_ENVS (variables for each tree's executor, `|` between trees, `K=V K=V` within one: two settings of one
 // checkout side by side), AB_TURN (throughput instead: each tree in turn runs a closed loop of this many calls with
 // AB_CONCURRENCY callers, the order reversed every other round, BENCH_SYNC_SAMPLES / AB_TURN rounds; executions/s),
-// AB_NODE_ARGS (Node options for each tree's registry and executor, `|` between trees; BENCH_NODE_ARGS for one tree).
+// AB_NODE_ARGS (Node options for each tree's registry and executor, `|` between trees; BENCH_NODE_ARGS for one tree),
+// AB_REGISTRY_ENVS (as AB_EXECUTOR_ENVS, for each tree's registry).
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,15 +26,19 @@ const SAMPLES = Number(process.env.BENCH_SYNC_SAMPLES ?? 1500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const CONCURRENCY = Number(process.env.AB_CONCURRENCY ?? 1);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const EXECUTOR_ENVS = (process.env.AB_EXECUTOR_ENVS ?? '').split('|').map((variables) =>
-  Object.fromEntries(
-    variables
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((pair) => pair.split('=')),
-  ),
-);
+/** `K=V K=V|K=V` → one object of variables per tree. */
+const envsPerTree = (spec) =>
+  (spec ?? '').split('|').map((variables) =>
+    Object.fromEntries(
+      variables
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((pair) => pair.split('=')),
+    ),
+  );
+const EXECUTOR_ENVS = envsPerTree(process.env.AB_EXECUTOR_ENVS);
+const REGISTRY_ENVS = envsPerTree(process.env.AB_REGISTRY_ENVS);
 const TURN = Number(process.env.AB_TURN ?? 0);
 /** Extra Node options for each tree's registry and executor (`|` between trees), as BENCH_NODE_ARGS is for one. */
 const NODE_ARGS = process.env.AB_NODE_ARGS?.split('|').map((args) => args.trim());
@@ -54,18 +59,17 @@ try {
       DATABASE_POOL_SIZE: '20',
     };
     const executorEnv = EXECUTOR_ENVS[index] ?? {};
-    const label = `${tree}${
-      Object.keys(executorEnv).length
-        ? ` ${Object.entries(executorEnv)
-            .map(([key, value]) => `${key}=${value}`)
-            .join(' ')}`
-        : ''
-    }`;
+    const registryEnv = REGISTRY_ENVS[index] ?? {};
+    const settings = (variables, who) =>
+      Object.entries(variables)
+        .map(([key, value]) => ` ${who}${key}=${value}`)
+        .join('');
+    const label = `${tree}${settings(registryEnv, 'registry ')}${settings(executorEnv, '')}`;
     const nodeArgs = NODE_ARGS?.[index];
     if (nodeArgs !== undefined) process.env.BENCH_NODE_ARGS = nodeArgs;
     const stack = { tree, label: `${label}${nodeArgs ? ` node ${nodeArgs}` : ''}`, support, env, executorEnv, times: [], runs: [] };
     stacks.push(stack);
-    stack.registry = await support.startRegistryProcess(env);
+    stack.registry = await support.startRegistryProcess({ ...env, ...registryEnv });
     await fetch(`${stack.registry.url}/v1/admin/skills/bench_noop/versions/1.0.0/promote`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${support.ADMIN_TOKEN}` },
