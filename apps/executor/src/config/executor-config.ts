@@ -43,12 +43,6 @@ const executorConfigSchema = z
     /** How long an execution's 'started' event may wait to be published with its next event (0 = at once). */
     EVENT_HOLD_MS: positiveInt(0, 1000).default(20),
     /**
-     * How long an attempt that ended while no other ran in this process waits, once its end is committed, before its
-     * events go out and its job is acknowledged: the registry answers a caller waiting on that end meanwhile, without
-     * this process and Redis taking the cores from it (0 = at once). See AttemptConclusion.
-     */
-    LONE_END_YIELD_MS: positiveInt(0, 100).default(1),
-    /**
      * How long a first attempt of a sandboxed TypeScript handler may run before its start is written (0 = always
      * written first). A run that ends within it, having used no channel, writes start and end in one statement;
      * meanwhile the execution reads QUEUED. Only with HANDLER_SANDBOX=bubblewrap and no hook applying to the skill (see ExecutionRunner.deferrable).

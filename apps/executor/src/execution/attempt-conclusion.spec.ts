@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { RunContract } from '#contracts/index.js';
 import {
   RetryLater,
@@ -15,7 +15,6 @@ import { AttemptConclusion } from './attempt-conclusion.js';
 import type { AttemptStart } from './attempt-start.js';
 import type { ExecutionEventPublisher } from './execution-event-publisher.js';
 import { writeAsIs } from './early-row.js';
-import type { RunningAttempts } from './running-attempts.js';
 
 const contract = (idempotent: boolean): RunContract => ({
   tool: null,
@@ -31,16 +30,7 @@ const execution = { id: 'e-1', attempts: 1, maxAttempts: 3, status: 'RUNNING' } 
 const toolError: HandlerOutcome = { ok: false, error: { code: 'TOOL_ERROR', message: 'adapter failed', details: {} } };
 
 /** AttemptConclusion over fakes that record every write, event and hook call. */
-function conclusionWith(
-  options: {
-    finishRefused?: boolean;
-    unstartedRefused?: boolean;
-    current?: Partial<ExecutionRecord>;
-    /** Attempts this process runs, the concluding one included (1). */
-    running?: number;
-    yieldMs?: number;
-  } = {},
-) {
+function conclusionWith(options: { finishRefused?: boolean; unstartedRefused?: boolean; current?: Partial<ExecutionRecord> } = {}) {
   const seen = {
     finishes: [] as { status: string; result: unknown; guard: unknown }[],
     unstarted: [] as { status: string; elapsed: number }[],
@@ -75,9 +65,8 @@ function conclusionWith(
     drop: () => void seen.dropped++,
   } as unknown as ExecutionEventPublisher;
   const metrics = { concluded: () => void seen.concluded++, retried: () => undefined } as unknown as ExecutorMetrics;
-  const running = { size: options.running ?? 1 } as RunningAttempts;
-  const config = loadExecutorConfig({ RETRY_BASE_MS: '100', RETRY_MAX_MS: '400', LONE_END_YIELD_MS: String(options.yieldMs ?? 1) });
-  return { conclusion: new AttemptConclusion(executions, writes, events, metrics, running, config), seen, hooks: hooksRecording(seen) };
+  const config = loadExecutorConfig({ RETRY_BASE_MS: '100', RETRY_MAX_MS: '400' });
+  return { conclusion: new AttemptConclusion(executions, writes, events, metrics, config), seen, hooks: hooksRecording(seen) };
 }
 
 /** The attempt's hooks: none that redact or annotate unless asked; on_error and post_delivery recorded. */
@@ -213,40 +202,6 @@ describe('AttemptConclusion', () => {
         expect(writesSeenConcluding.every(Boolean)).toBe(true);
       }
     }
-  });
-
-  describe('after the end of the only attempt running here', () => {
-    afterEach(() => {
-      jest.useRealTimers();
-    });
-
-    it('waits LONE_END_YIELD_MS before publishing the end (the registry answers meanwhile)', async () => {
-      jest.useFakeTimers();
-      for (const kind of ['written', 'untouched'] as const) {
-        const { conclusion, seen, hooks } = conclusionWith({ yieldMs: 5 });
-        const concluded = conclusion.outcome(execution, contract(true), { ok: true, output: { n: 1 } }, start(kind), hooks);
-        await jest.advanceTimersByTimeAsync(4);
-        expect(seen.finishes.length + seen.unstarted.length).toBe(1);
-        expect(seen.published).toEqual([]);
-        await jest.advanceTimersByTimeAsync(1);
-        await concluded;
-        expect(seen.published).toMatchObject([{ type: 'succeeded' }]);
-      }
-    });
-
-    it('publishes at once while other attempts run here, or with LONE_END_YIELD_MS=0', async () => {
-      jest.useFakeTimers();
-      for (const options of [
-        { running: 2, yieldMs: 5 },
-        { running: 1, yieldMs: 0 },
-      ]) {
-        const { conclusion, seen, hooks } = conclusionWith(options);
-        const concluded = conclusion.outcome(execution, contract(true), { ok: true, output: { n: 1 } }, start('written'), hooks);
-        await jest.advanceTimersByTimeAsync(0);
-        await concluded;
-        expect(seen.published).toMatchObject([{ type: 'succeeded' }]);
-      }
-    });
   });
 
   it('publishes nothing of its own when someone else decided first (the guarded write is refused)', async () => {

@@ -19,7 +19,6 @@ import { ExecutorMetrics } from '../metrics/executor-metrics.js';
 import type { HandlerOutcome } from '../scripts/script-tool-runner.js';
 import type { AttemptStart } from './attempt-start.js';
 import { ExecutionEventPublisher } from './execution-event-publisher.js';
-import { RunningAttempts } from './running-attempts.js';
 
 /**
  * How an attempt ends, once its handler has an outcome: the write of its end (or, for a first attempt done
@@ -36,7 +35,6 @@ export class AttemptConclusion {
     private readonly writes: BatchedExecutionWrites,
     private readonly events: ExecutionEventPublisher,
     private readonly metrics: ExecutorMetrics,
-    private readonly running: RunningAttempts,
     @Inject(EXECUTOR_CONFIG) private readonly config: ExecutorConfig,
   ) {}
 
@@ -68,7 +66,6 @@ export class AttemptConclusion {
         attempt: finished.attempts,
       });
       this.metrics.concluded(finished);
-      await this.yieldIfLone();
       await this.events.publish(executionId, {
         type: 'succeeded',
         at: now(),
@@ -173,21 +170,8 @@ export class AttemptConclusion {
     }
     if (event.type === 'succeeded') event.duration_ms = finished.durationMs ?? 0;
     this.metrics.concluded(finished);
-    await this.yieldIfLone();
     await this.events.publish(executionId, event);
     return finished;
-  }
-
-  /**
-   * After the end of the only attempt this process runs is committed, waits LONE_END_YIELD_MS before what follows (its
-   * events, the job's acknowledgement, the next fetch). That commit has just woken the registry, which answers a caller
-   * waiting on it; on a machine of few cores, this process and Redis doing their part at the same moment delay that
-   * answer. Side by side on 2 cores (`bench/executor/ab.mjs`), one waiting client's p50 was 0.93–0.95× with 1 ms; 2 ms
-   * gained nothing more. With other attempts under way nothing waits: there the cores are shared anyway.
-   */
-  private async yieldIfLone(): Promise<void> {
-    const ms = this.config.LONE_END_YIELD_MS;
-    if (ms > 0 && this.running.size <= 1) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   /** A write of work already done: waits out a database outage (bounded) rather than losing the outcome. */

@@ -38,11 +38,6 @@ export class RunningAttempts {
     return this.running.get(executionId)?.attempt === attempt;
   }
 
-  /** How many attempts this process runs now. */
-  get size(): number {
-    return this.running.size;
-  }
-
   ids(): string[] {
     return [...this.running.keys()];
   }
