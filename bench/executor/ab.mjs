@@ -10,7 +10,10 @@
 // checkout side by side), AB_TURN (throughput instead: each tree in turn runs a closed loop of this many calls with
 // AB_CONCURRENCY callers, the order reversed every other round, BENCH_SYNC_SAMPLES / AB_TURN rounds; executions/s),
 // AB_NODE_ARGS (Node options for each tree's registry and executor, `|` between trees; BENCH_NODE_ARGS for one tree),
-// AB_REGISTRY_ENVS (as AB_EXECUTOR_ENVS, for each tree's registry).
+// AB_REGISTRY_ENVS (as AB_EXECUTOR_ENVS, for each tree's registry), AB_GAP_MS (a pause after each call: without one, what
+// a tree's executor does after its call's answer falls on the next tree's call, so a change that moves work after the
+// answer looks faster and makes the other tree slower), AB_SIMULTANEOUS=1 (each tree's own closed loop, all at once: its
+// back-to-back calls as bench:executor makes them, the other trees' work falling on it at random moments).
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +43,10 @@ const envsPerTree = (spec) =>
 const EXECUTOR_ENVS = envsPerTree(process.env.AB_EXECUTOR_ENVS);
 const REGISTRY_ENVS = envsPerTree(process.env.AB_REGISTRY_ENVS);
 const TURN = Number(process.env.AB_TURN ?? 0);
+/** A pause after each `?wait` call (ms): calls that meet an idle system, each process done with the one before. */
+const GAP_MS = Number(process.env.AB_GAP_MS ?? 0);
+/** Each tree's calls in a closed loop of its own, all trees at once, instead of one client alternating between them. */
+const SIMULTANEOUS = process.env.AB_SIMULTANEOUS === '1';
 /** Extra Node options for each tree's registry and executor (`|` between trees), as BENCH_NODE_ARGS is for one. */
 const NODE_ARGS = process.env.AB_NODE_ARGS?.split('|').map((args) => args.trim());
 
@@ -104,15 +111,26 @@ try {
         `${label}: ${all.perSecond.toFixed(0)}/s (${(all.perSecond / base).toFixed(3)} of the first), p50 ${all.p50.toFixed(2)} ms`,
       );
     }
+  } else if (SIMULTANEOUS) {
+    for (const stack of stacks) await closedLoop(WARMUP, CONCURRENCY, () => call(stack, 1));
+    const runs = await Promise.all(stacks.map((stack) => closedLoop(SAMPLES, CONCURRENCY, () => call(stack, 1))));
+    runs.forEach((run, index) => stacks[index].times.push(...run.latencies));
   } else {
     for (let round = 0; round < WARMUP + SAMPLES; round++) {
       for (const stack of stacks) {
         const times = await Promise.all(Array.from({ length: CONCURRENCY }, (_, index) => call(stack, round * CONCURRENCY + index)));
         if (round >= WARMUP) stack.times.push(...times);
+        if (GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
       }
     }
+  }
+  if (TURN === 0) {
     const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
-    console.log(`?wait, ${SAMPLES} rounds of ${CONCURRENCY} call(s) per tree, alternating, ms:`);
+    console.log(
+      SIMULTANEOUS
+        ? `?wait, ${SAMPLES} calls per tree, ${CONCURRENCY} at a time, every tree's loop at once, ms:`
+        : `?wait, ${SAMPLES} rounds of ${CONCURRENCY} call(s) per tree, alternating, ms:`,
+    );
     console.log('tree'.padEnd(40) + ['p50', 'p90', 'p99', 'mean'].map((name) => name.padStart(9)).join(''));
     for (const { label, times } of stacks) {
       const figures = [percentile(times, 50), percentile(times, 90), percentile(times, 99), mean(times)];
